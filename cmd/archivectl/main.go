@@ -1,0 +1,63 @@
+// Command archivectl crawls politely into a sealed WARC repository, releases embargoed
+// captures on schedule into public shards, and serves a lookup of what exists.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand: it parses its own flags and returns the process exit status
+// (0 success, 1 failure with one line on stderr, 2 bad usage).
+type command func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
+
+var commands = map[string]command{
+	"crawl":   runCrawl,
+	"release": runRelease,
+	"serve":   runServe,
+	"robots":  runRobots,
+	"verify":  runVerify,
+	"demo":    runDemo,
+}
+
+const usage = `usage: archivectl COMMAND [flags]
+
+commands:
+  crawl SEEDS       crawl the seeds politely into the sealed repository
+  release           run one release pass (--now RFC3339)
+  serve             serve the lookup API and page (--schedule CRON runs release passes)
+  robots URL...     evaluate robots.txt for URLs and print one JSON object per URL
+  verify            check sealed and public records against the index
+  demo              crawl an embedded demo web, release it over 91 days, serve the result
+
+Every command takes --data DIR (default ./archive-data) and --config FILE.
+Run "archivectl COMMAND -h" for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches to a subcommand.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "archivectl: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	return cmd(ctx, args[1:], stdin, stdout, stderr)
+}
