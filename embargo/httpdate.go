@@ -25,16 +25,19 @@ func ParseHTTPDate(s string, ref time.Time) (time.Time, bool) {
 	}
 	if t, err := time.Parse(rfc850, s); err == nil {
 		// time.Parse maps 69..99 to 19xx and 00..68 to 20xx; RFC 9110 instead asks for the
-		// most recent year with those digits that is not more than 50 years in the future.
-		t = t.UTC()
-		yy := t.Year() % 100
-		y := ref.UTC().Year()/100*100 + yy
-		if y > ref.UTC().Year()+50 {
+		// most recent year with those digits whose timestamp is not more than 50 years after ref.
+		at := func(y int) time.Time {
+			return time.Date(y, t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC)
+		}
+		limit := ref.UTC().AddDate(50, 0, 0)
+		y := ref.UTC().Year()/100*100 + t.Year()%100
+		switch {
+		case at(y).After(limit):
 			y -= 100
-		} else if y < ref.UTC().Year()-50 {
+		case !at(y + 100).After(limit):
 			y += 100
 		}
-		return time.Date(y, t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.UTC), true
+		return at(y), true
 	}
 	return time.Time{}, false
 }
