@@ -1,0 +1,129 @@
+package store
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestLockHolderChild is the child process of TestLockTimeout: it holds index.db (read-write) or
+// the store's writer lock until its stdin closes.
+func TestLockHolderChild(t *testing.T) {
+	dir, what := os.Getenv("ARCHIVECTL_LOCK_DIR"), os.Getenv("ARCHIVECTL_LOCK_WHAT")
+	if dir == "" {
+		t.Skip("only run as TestLockTimeout's child")
+	}
+	switch what {
+	case "index":
+		db, err := bolt.Open(filepath.Join(dir, IndexFile), 0o600, &bolt.Options{Timeout: time.Second})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(3)
+		}
+		defer db.Close()
+	case "store":
+		s, err := Open(dir, Options{Logger: quietLogger()})
+		if err != nil {
+			fmt.Println("error", err)
+			os.Exit(3)
+		}
+		defer s.Close()
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+}
+
+func TestLockTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	t.Parallel()
+	cases := []struct {
+		name    string
+		hold    string
+		attempt func(dir string) error
+		minWait time.Duration
+	}{
+		{"index read waits for the timeout, then says who holds it", "index", func(dir string) error {
+			ix := &Index{path: filepath.Join(dir, IndexFile), timeout: 300 * time.Millisecond}
+			_, _, err := ix.Get("<urn:uuid:x>")
+			return err
+		}, 300 * time.Millisecond},
+		{"index write too", "index", func(dir string) error {
+			ix := &Index{path: filepath.Join(dir, IndexFile), timeout: 300 * time.Millisecond}
+			return ix.Mark([]Mark{{ID: "<urn:uuid:x>", State: Released}})
+		}, 300 * time.Millisecond},
+		{"a second writer is refused at once", "store", func(dir string) error {
+			_, err := Open(dir, Options{Logger: quietLogger(), LockTimeout: 300 * time.Millisecond})
+			return err
+		}, 0},
+		{"reindex is refused while a writer runs", "store", func(dir string) error {
+			_, err := ReindexReport(t.Context(), dir)
+			return err
+		}, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if _, err := OpenIndex(filepath.Join(dir, IndexFile), time.Second); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "ARCHIVECTL_LOCK_DIR="+dir, "ARCHIVECTL_LOCK_WHAT="+tc.hold)
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			defer stdin.Close()
+			line, _ := bufio.NewReader(stdout).ReadString('\n')
+			if strings.TrimSpace(line) != "held" {
+				t.Fatalf("child: %q", line)
+			}
+			start := time.Now()
+			err := tc.attempt(dir)
+			waited := time.Since(start)
+			if !errors.Is(err, ErrBusy) {
+				t.Fatalf("got %v, want ErrBusy", err)
+			}
+			if waited < tc.minWait-100*time.Millisecond || // bbolt polls the lock every 50 ms
+				waited > tc.minWait+5*time.Second {
+				t.Errorf("gave up after %s, want about %s", waited, tc.minWait)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, fmt.Sprintf("(pid %d)", cmd.Process.Pid)) || !strings.Contains(msg, dir) || strings.Contains(msg, "\n") {
+				t.Errorf("message %q does not name the file and the holder (pid %d) on one line", msg, cmd.Process.Pid)
+			}
+			t.Log(msg)
+		})
+	}
+}
+
+func TestLockTimeoutInProcess(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), IndexFile)
+	ix, err := OpenIndex(path, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, done := make(chan struct{}), make(chan struct{})
+	go ix.update(func(*bolt.Tx) error { close(held); <-done; return nil })
+	<-held
+	_, _, err = ix.Get("<urn:uuid:x>")
+	close(done)
+	var be *BusyError
+	if !errors.As(err, &be) || !strings.Contains(be.Holder, "this process") {
+		t.Errorf("got %v, want a BusyError naming this process", err)
+	}
+}

@@ -1,0 +1,208 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nlnwa/gowarc/v3"
+)
+
+// strictReading are the reader options for the sealed repository: a syntax error or a spec
+// violation (wrong digest, wrong Content-Length) is an error, never a warning or a resync.
+func strictReading() []gowarc.WarcRecordOption {
+	return []gowarc.WarcRecordOption{
+		gowarc.WithSyntaxErrorPolicy(gowarc.ErrFail),
+		gowarc.WithSpecViolationPolicy(gowarc.ErrFail),
+		gowarc.WithUnknownRecordTypePolicy(gowarc.ErrFail),
+	}
+}
+
+// newStrictReader is gowarc's stream reader with strict options, built under gowarcMu.
+func newStrictReader(r io.Reader, off int64) (*gowarc.WarcFileReader, error) {
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
+	return gowarc.NewWarcFileReaderFromStream(r, off, strictReading()...)
+}
+
+// ReadRecord reads the one record whose gzip member lies at [off, off+length) of r. It is strict:
+// the bytes must be exactly one gzip member holding one WARC record without syntax errors or spec
+// violations, and its block and payload digests must verify. The caller closes the record.
+func ReadRecord(r io.ReaderAt, off, length int64) (gowarc.WarcRecord, error) {
+	if off < 0 || length <= 0 {
+		return nil, fmt.Errorf("read record at %d+%d: bad location", off, length)
+	}
+	var magic [2]byte
+	if _, err := r.ReadAt(magic[:], off); err != nil {
+		return nil, fmt.Errorf("read record at %d: %w", off, err)
+	}
+	if magic != [2]byte{0x1f, 0x8b} {
+		return nil, fmt.Errorf("read record at %d: not the start of a gzip member", off)
+	}
+	rd, err := newStrictReader(io.NewSectionReader(r, off, length), 0)
+	if err != nil {
+		return nil, fmt.Errorf("read record at %d: %w", off, err)
+	}
+	defer rd.Close()
+	rec, err := rd.Next()
+	if err != nil {
+		rec.Close()
+		return nil, fmt.Errorf("read record at %d: %w", off, err)
+	}
+	if rec.Offset != 0 || rec.Size != length {
+		rec.Close()
+		return nil, fmt.Errorf("read record at %d: the member is %d bytes, the location says %d", off, rec.Size, length)
+	}
+	if err := checkOwnPayloadDigest(rec.WarcRecord); err != nil {
+		rec.Close()
+		return nil, fmt.Errorf("read record at %d: %w", off, err)
+	}
+	return rec.WarcRecord, nil
+}
+
+// checkOwnPayloadDigest verifies the WARC-Payload-Digest that gowarc does not check: the one this
+// store puts on warcinfo and metadata records, the digest of the whole block.
+func checkOwnPayloadDigest(rec gowarc.WarcRecord) error {
+	if rec.Type() != gowarc.Warcinfo && rec.Type() != gowarc.Metadata {
+		return nil
+	}
+	want := rec.WarcHeader().Get(gowarc.WarcPayloadDigest)
+	if want == "" {
+		return nil
+	}
+	body, err := blockBytes(rec)
+	if err != nil {
+		return err
+	}
+	alg, _, _ := strings.Cut(want, ":")
+	if got := digestOf(strings.ToLower(alg), body); !strings.EqualFold(got, want) {
+		return &gowarc.DigestError{Algorithm: alg, Expected: want, Computed: got}
+	}
+	return nil
+}
+
+// blockBytes is a record's whole block; the block must be cached (strict reading caches it).
+func blockBytes(rec gowarc.WarcRecord) ([]byte, error) {
+	rb, err := rec.Block().RawBytes()
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(rb)
+}
+
+// openSealed opens a sealed WARC file by its final name, or under NAME.open while it is still
+// being written (trying the final name again in case it was renamed meanwhile).
+func openSealed(sealedDir, name string) (*os.File, error) {
+	if name == "" || name != filepath.Base(name) || strings.HasSuffix(name, openSuffix) {
+		return nil, fmt.Errorf("bad WARC file name %q", name)
+	}
+	p := filepath.Join(sealedDir, name)
+	for _, q := range []string{p, p + openSuffix, p} {
+		f, err := os.Open(q)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("sealed WARC file %s: %w", name, fs.ErrNotExist)
+}
+
+// member is an open file cut to one gzip member.
+type member struct {
+	*io.SectionReader
+	f *os.File
+}
+
+func (m member) Close() error { return m.f.Close() }
+
+// MemberReader returns the raw bytes of the gzip member at loc, for copying it byte for byte into
+// a public shard. The file may still be NAME.open. The caller closes the reader.
+func MemberReader(sealedDir string, loc Location) (io.ReadCloser, error) {
+	f, err := openSealed(sealedDir, loc.File)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if loc.Offset < 0 || loc.Length <= 0 || loc.Offset+loc.Length > st.Size() {
+		f.Close()
+		return nil, fmt.Errorf("%s: member %d+%d lies outside the file (%d bytes)", loc.File, loc.Offset, loc.Length, st.Size())
+	}
+	return member{SectionReader: io.NewSectionReader(f, loc.Offset, loc.Length), f: f}, nil
+}
+
+// ReadAt reads the record at loc from the sealed repository, strictly (see ReadRecord).
+func ReadAt(sealedDir string, loc Location) (gowarc.WarcRecord, error) {
+	f, err := openSealed(sealedDir, loc.File)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rec, err := ReadRecord(f, loc.Offset, loc.Length)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", loc.File, err)
+	}
+	return rec, nil
+}
+
+// ScanFile calls fn for each record of one WARC file, in order, with its location (File is the
+// final name, without .open). Reading is strict; the first bad record stops the scan with an
+// error that wraps a *ScanError giving the offset where valid data ends.
+func ScanFile(path string, fn func(loc Location, rec gowarc.WarcRecord) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	name := strings.TrimSuffix(filepath.Base(path), openSuffix)
+	rd, err := newStrictReader(f, 0)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	var end int64
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
+			err = checkOwnPayloadDigest(rec.WarcRecord)
+		}
+		if err == nil && rec.Offset != end {
+			err = fmt.Errorf("record found at %d, expected at %d", rec.Offset, end)
+		}
+		if err != nil {
+			rec.Close()
+			return &ScanError{File: name, ValidEnd: end, Err: err}
+		}
+		end = rec.Offset + rec.Size
+		err = fn(Location{File: name, Offset: rec.Offset, Length: rec.Size}, rec.WarcRecord)
+		rec.Close()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// ScanError is where a file stops holding valid records.
+type ScanError struct {
+	File     string
+	ValidEnd int64 // the end of the last valid record
+	Err      error
+}
+
+func (e *ScanError) Error() string {
+	return fmt.Sprintf("%s: bad record after offset %d: %v", e.File, e.ValidEnd, e.Err)
+}
+
+func (e *ScanError) Unwrap() error { return e.Err }

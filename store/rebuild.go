@@ -1,0 +1,139 @@
+package store
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/nlnwa/gowarc/v3"
+)
+
+// rebuilder assembles index entries from the records of sealed WARC files alone: the response or
+// revisit record gives the capture's id, URL, time, HTTP status and header fields and payload digest,
+// the request and metadata records point at it with WARC-Concurrent-To, and the metadata record's
+// facts give the embargo facts fixed at capture time. Verify and Reindex share it.
+type rebuilder struct {
+	entries  map[string]*Entry // capture id → entry being assembled
+	order    []string          // capture ids in the order their main record was found
+	reqs     map[string]Location
+	metas    map[string]metaAt
+	problems []Problem
+}
+
+type metaAt struct {
+	f   facts
+	loc Location
+}
+
+func newRebuilder() *rebuilder {
+	return &rebuilder{entries: map[string]*Entry{}, reqs: map[string]Location{}, metas: map[string]metaAt{}}
+}
+
+// add takes one record found at loc.
+func (r *rebuilder) add(loc Location, rec gowarc.WarcRecord) {
+	h := rec.WarcHeader()
+	bad := func(err error) {
+		r.problems = append(r.problems, Problem{File: loc.File, Offset: loc.Offset, What: err.Error()})
+	}
+	switch rec.Type() {
+	case gowarc.Response, gowarc.Revisit:
+		body, err := blockBytes(rec)
+		if err != nil {
+			bad(err)
+			return
+		}
+		head, err := parseResponseHead(body)
+		if err != nil {
+			bad(err)
+			return
+		}
+		t, err := time.Parse(time.RFC3339Nano, h.Get(gowarc.WarcDate))
+		if err != nil {
+			bad(fmt.Errorf("WARC-Date: %w", err))
+			return
+		}
+		id := idRef(rec.RecordId())
+		if _, dup := r.entries[id]; dup {
+			bad(fmt.Errorf("record id %s appears twice", id))
+			return
+		}
+		url := h.Get(gowarc.WarcTargetURI)
+		surt, err := SURT(url)
+		if err != nil {
+			bad(err)
+			return
+		}
+		e := &Entry{ID: id, URL: url, SURT: surt, Time: t.UTC(), Status: head.Status, Mime: head.mime(), Headers: head.Headers,
+			PayloadDigest: h.Get(gowarc.WarcPayloadDigest), Response: loc}
+		if rec.Type() == gowarc.Revisit {
+			e.Revisit, e.RefersTo = true, h.Get(gowarc.WarcRefersTo)
+		}
+		r.entries[id] = e
+		r.order = append(r.order, id)
+	case gowarc.Request:
+		r.reqs[h.Get(gowarc.WarcConcurrentTo)] = loc
+	case gowarc.Metadata:
+		body, err := blockBytes(rec)
+		if err != nil {
+			bad(err)
+			return
+		}
+		f, err := parseFacts(body)
+		if err != nil {
+			bad(err)
+			return
+		}
+		if h.Get(gowarc.WarcConcurrentTo) != f.Capture {
+			bad(fmt.Errorf("metadata record for %s is concurrent to %s", f.Capture, h.Get(gowarc.WarcConcurrentTo)))
+			return
+		}
+		r.metas[f.Capture] = metaAt{f: f, loc: loc}
+	}
+}
+
+// finish joins the records into entries (state Sealed), sorted by capture time then location, and
+// lists captures that lack a record.
+func (r *rebuilder) finish() ([]Entry, []Problem) {
+	var out []Entry
+	for _, id := range r.order {
+		e := r.entries[id]
+		m, okm := r.metas[id]
+		q, okq := r.reqs[id]
+		if !okm || !okq {
+			r.problems = append(r.problems, Problem{File: e.Response.File, Offset: e.Response.Offset, ID: id,
+				What: "capture is incomplete (its request or metadata record is missing); not indexed"})
+			continue
+		}
+		delete(r.metas, id)
+		delete(r.reqs, id)
+		f := m.f
+		e.Request, e.Metadata = q, m.loc
+		e.Period, e.LastModified, e.FirstSeen, e.ReleaseAt, e.Robots = f.Period, f.LastModified, f.FirstSeen, f.ReleaseAt, f.Robots
+		e.UsageHeader, e.UsageRobots, e.Usage = f.UsageHeader, f.UsageRobots, f.Usage
+		out = append(out, *e)
+	}
+	for id, m := range r.metas {
+		r.problems = append(r.problems, Problem{File: m.loc.File, Offset: m.loc.Offset, ID: id, What: "metadata record without its response"})
+	}
+	for id, l := range r.reqs {
+		r.problems = append(r.problems, Problem{File: l.File, Offset: l.Offset, ID: id, What: "request record without its response"})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if !a.Time.Equal(b.Time) {
+			return a.Time.Before(b.Time)
+		}
+		if a.Response.File != b.Response.File {
+			return a.Response.File < b.Response.File
+		}
+		return a.Response.Offset < b.Response.Offset
+	})
+	sort.Slice(r.problems, func(i, j int) bool {
+		a, b := r.problems[i], r.problems[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Offset < b.Offset
+	})
+	return out, r.problems
+}

@@ -1,0 +1,163 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// reindexBatch is how many entries Reindex puts per transaction.
+const reindexBatch = 1000
+
+// Reindex rebuilds dataDir/index.db from the sealed WARC files alone (see ReindexReport).
+func Reindex(ctx context.Context, dataDir string) error {
+	_, err := ReindexReport(ctx, dataDir)
+	return err
+}
+
+// ReindexReport rebuilds dataDir/index.db from the sealed WARC files alone: every complete capture
+// (request, response or revisit, metadata) in the valid part of every file is indexed with the facts
+// its records carry, so the due order is the one Seal produced. Release states cannot come from the
+// sealed files; they are carried over from the old index when it can be read, and otherwise every
+// capture starts Sealed. It holds the store's writer lock, builds index.db.reindex and renames it
+// over index.db. It returns what it skipped: bad records, incomplete captures.
+func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
+	lock, err := lockWriter(filepath.Join(dataDir, lockFile))
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+	rb := newRebuilder()
+	problems, err := scanSealed(ctx, filepath.Join(dataDir, SealedDir), nil, rb)
+	if err != nil {
+		return nil, err
+	}
+	entries, more := rb.finish()
+	problems = append(problems, more...)
+
+	path := filepath.Join(dataDir, IndexFile)
+	l := lockOf(path)
+	if err := l.acquire(path, DefaultLockTimeout); err != nil {
+		return nil, err
+	}
+	defer l.release()
+	// Hold the old index read-write until the new one has replaced it, so that no release pass
+	// marks captures in a file about to be dropped.
+	old, states, err := oldStates(path)
+	if errors.Is(err, ErrBusy) {
+		return nil, err
+	}
+	if err != nil {
+		problems = append(problems, Problem{File: IndexFile, What: fmt.Sprintf("old index unreadable (%v); every capture starts sealed", err)})
+	}
+	if old != nil {
+		defer old.Close()
+	}
+	for i := range entries {
+		if m, ok := states[entries[i].ID]; ok {
+			entries[i].State, entries[i].Public = m.State, m.Public
+		}
+	}
+	tmp := path + ".reindex"
+	if err := writeIndex(ctx, tmp, entries); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("reindex: %w", err)
+	}
+	return problems, syncDir(dataDir)
+}
+
+// oldStates opens an existing index read-write (the caller closes it) and reads the release state
+// of every capture in it.
+func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
+	states := map[string]Mark{}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, states, nil
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: DefaultLockTimeout})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, nil, busyError(path)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketCaptures)
+		if b == nil {
+			return errors.New("no captures bucket")
+		}
+		return b.ForEach(func(k, v []byte) error {
+			var e Entry
+			if err := json.Unmarshal(v, &e); err != nil {
+				return err
+			}
+			states[e.ID] = Mark{ID: e.ID, State: e.State, Public: e.Public}
+			return nil
+		})
+	})
+	return db, states, err
+}
+
+// writeIndex writes a fresh index file holding entries, in batches, and syncs it.
+func writeIndex(ctx context.Context, path string, entries []Entry) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: DefaultLockTimeout, NoSync: true})
+	if err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	ends := map[string]int64{}
+	for start := 0; start == 0 || start < len(entries); start += reindexBatch {
+		if err := ctx.Err(); err != nil {
+			db.Close()
+			return err
+		}
+		batch := entries[start:min(start+reindexBatch, len(entries))]
+		err := db.Update(func(tx *bolt.Tx) error {
+			if err := initBuckets(tx); err != nil {
+				return err
+			}
+			for _, e := range batch {
+				if err := putEntry(tx, e); err != nil {
+					return err
+				}
+				for _, l := range []Location{e.Request, e.Response, e.Metadata} {
+					ends[l.File] = max(ends[l.File], l.Offset+l.Length)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			db.Close()
+			return fmt.Errorf("reindex: %w", err)
+		}
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for f, end := range ends {
+			if err := setFileEnd(tx, f, end); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = db.Sync()
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("reindex: %w", err)
+	}
+	return nil
+}

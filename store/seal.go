@@ -1,0 +1,302 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/archivectl/archivectl/embargo"
+	"github.com/nlnwa/gowarc/v3"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Seal writes each capture as a request, a response (or a revisit when this URL's payload was
+// captured before) and a metadata record, syncs the WARC file, then indexes the whole batch in
+// one transaction. The captures are durable when it returns; on error none of them is indexed.
+// It is safe for concurrent callers (batches are serialised). Records are built and compressed
+// on all CPUs; larger batches amortise the syncs and the index commit.
+func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("store: Seal after Close")
+	}
+	if len(caps) == 0 {
+		return nil, nil
+	}
+	ps := make([]*sealing, len(caps))
+	defer func() {
+		for _, p := range ps {
+			p.close()
+		}
+	}()
+	// Responses first, in parallel: their payload digests decide first-seen and revisits.
+	if err := parallel(ctx, len(caps), func(i int) (err error) {
+		ps[i], err = s.build(caps[i])
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	var entries []Entry
+	startFile, startSize := s.w.name, s.w.size
+	err := s.ix.update(func(tx *bolt.Tx) error {
+		entries = entries[:0]
+		b := batch{tx: tx, firsts: map[string]firstSeen{}, originals: map[string]Entry{}}
+		for _, p := range ps {
+			if err := s.decide(&b, p); err != nil {
+				return err
+			}
+		}
+		if err := parallel(ctx, len(ps), func(i int) error { return s.encode(ps[i]) }); err != nil {
+			return err
+		}
+		ends := map[string]int64{}
+		for _, p := range ps {
+			file, off, err := s.w.appendMembers(p.members)
+			if err != nil {
+				return err
+			}
+			e := &p.e
+			e.Request = Location{File: file, Offset: off, Length: p.lens[0]}
+			e.Response = Location{File: file, Offset: off + p.lens[0], Length: p.lens[1]}
+			e.Metadata = Location{File: file, Offset: off + p.lens[0] + p.lens[1], Length: p.lens[2]}
+			ends[file] = e.Metadata.Offset + e.Metadata.Length
+			entries = append(entries, *e)
+		}
+		if err := s.w.sync(); err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if err := putEntry(tx, e); err != nil {
+				return err
+			}
+		}
+		for f, end := range ends {
+			if err := setFileEnd(tx, f, end); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.undo(startFile, startSize)
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	return entries, nil
+}
+
+// undo cuts what a failed batch wrote, so that no unindexed record stays behind.
+func (s *Store) undo(startFile string, startSize int64) {
+	var err error
+	if s.w.name == startFile {
+		err = s.w.truncate(startFile, startSize)
+	} else {
+		err = s.w.truncate(s.w.name, s.w.infoLen)
+		if startFile != "" {
+			s.opt.Logger.Warn("store: a failed batch left unindexed records in a rotated file; archivectl verify lists them",
+				"file", startFile, "from", startSize)
+		}
+	}
+	if err != nil {
+		s.opt.Logger.Error("store: cannot undo a failed batch; run archivectl verify", "err", err)
+	}
+}
+
+// parallel runs fn(0…n-1) on up to GOMAXPROCS goroutines and returns the first error.
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := fn(i); err != nil {
+					errs[w] = err
+					next.Store(int64(n)) // stop the others early
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// sealing is one capture on its way into the repository.
+type sealing struct {
+	c       Capture
+	e       Entry
+	head    responseHead
+	ip      string
+	resp    gowarc.WarcRecord // the response record as built
+	main    gowarc.WarcRecord // resp, or the revisit made from it
+	members []byte            // request, main and metadata records as gzip members
+	lens    []int64
+}
+
+func (p *sealing) close() {
+	if p == nil {
+		return
+	}
+	if p.main != nil && p.main != p.resp {
+		p.main.Close()
+	}
+	if p.resp != nil {
+		p.resp.Close()
+	}
+}
+
+// build parses the capture and builds its response record (computing the payload digest).
+func (s *Store) build(c Capture) (*sealing, error) {
+	t := c.Time
+	if t.IsZero() {
+		t = s.opt.Now()
+	}
+	t = t.UTC().Round(0)
+	surt, err := SURT(c.URL)
+	if err != nil {
+		return nil, err
+	}
+	head, err := parseResponseHead(c.Response)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.URL, err)
+	}
+	if len(c.Request) == 0 {
+		return nil, fmt.Errorf("%s: the capture has no request", c.URL)
+	}
+	p := &sealing{c: c, head: head, ip: validIP(c.IP)}
+	p.resp, err = buildRecord(s.opt.Digest, gowarc.Response, t, typeResponse, c.Response,
+		field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcIPAddress, p.ip}, field{gowarc.WarcTruncated, c.Truncated})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.URL, err)
+	}
+	p.main = p.resp
+	p.e = Entry{
+		ID: idRef(p.resp.RecordId()), URL: c.URL, SURT: surt, Time: t, Status: head.Status, Mime: head.mime(),
+		Headers: head.Headers, PayloadDigest: p.resp.WarcHeader().Get(gowarc.WarcPayloadDigest),
+		Period: c.Period, FirstSeen: t, Robots: c.Robots,
+		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, State: Sealed,
+	}
+	if c.Robots {
+		p.e.Period = embargo.None // robots.txt is evidence, never embargoed
+	}
+	return p, nil
+}
+
+// batch is the state of one Seal: its transaction and the representations it has seen so far.
+type batch struct {
+	tx        *bolt.Tx
+	firsts    map[string]firstSeen // firstSeenKey → first capture, within this batch
+	originals map[string]Entry     // id → entry, for originals sealed in this batch
+}
+
+// firstSeen looks a representation up in this batch, then in the index.
+func (b *batch) firstSeen(surt, digest string) (firstSeen, Entry, bool, error) {
+	fs, ok := b.firsts[string(firstSeenKey(surt, digest))]
+	if !ok {
+		var err error
+		if fs, ok, err = lookupFirstSeen(b.tx, surt, digest); err != nil || !ok {
+			return fs, Entry{}, false, err
+		}
+	}
+	if e, ok := b.originals[fs.ID]; ok {
+		return fs, e, true, nil
+	}
+	e, ok, err := getEntry(b.tx, fs.ID)
+	if err != nil || !ok {
+		return fs, e, false, err
+	}
+	return fs, e, true, nil
+}
+
+// decide fixes the capture's first seen, release time and whether it is a revisit (SPEC §2.10, D7, D13).
+func (s *Store) decide(b *batch, p *sealing) error {
+	e := &p.e
+	fs, orig, found, err := b.firstSeen(e.SURT, e.PayloadDigest)
+	if err != nil {
+		return err
+	}
+	if found && fs.Time.Before(e.Time) {
+		e.FirstSeen = fs.Time
+	}
+	lmValues := p.head.values("Last-Modified")
+	e.LastModified = strings.Join(lmValues, ", ")
+	lm, _ := embargo.LastModified(lmValues, e.Time)
+	e.ReleaseAt = embargo.ReleaseAt(lm, e.FirstSeen, e.Period)
+	if found && p.c.Truncated == "" {
+		// Identical payload at this URL: a revisit, never public before its original.
+		if p.main, err = toRevisit(p.resp, orig); err != nil {
+			return err
+		}
+		e.Revisit, e.RefersTo = true, orig.ID
+		if orig.ReleaseAt.After(e.ReleaseAt) {
+			e.ReleaseAt = orig.ReleaseAt
+		}
+		return nil
+	}
+	k := string(firstSeenKey(e.SURT, e.PayloadDigest))
+	if !found || e.Time.Before(fs.Time) {
+		b.firsts[k] = firstSeen{Time: e.Time, ID: e.ID}
+	}
+	b.originals[e.ID] = *e
+	return nil
+}
+
+// encoders are reused gzip encoders, one per worker at a time.
+var encoders = sync.Pool{New: func() any { return newEncoder() }}
+
+// encode builds the request and metadata records and compresses the capture's three members.
+func (s *Store) encode(p *sealing) error {
+	c, e := p.c, &p.e
+	req, err := buildRecord(s.opt.Digest, gowarc.Request, e.Time, typeRequest, c.Request,
+		field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcIPAddress, p.ip}, field{gowarc.WarcConcurrentTo, e.ID})
+	if err != nil {
+		return fmt.Errorf("%s: request: %w", c.URL, err)
+	}
+	defer req.Close()
+	body, err := facts{
+		Capture: e.ID, URL: c.URL, Period: e.Period, Rule: c.Rule, LastModified: e.LastModified,
+		FirstSeen: e.FirstSeen, ReleaseAt: e.ReleaseAt, Robots: c.Robots, RobotsID: c.RobotsID,
+		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, Truncated: c.Truncated, Outlinks: c.Outlinks,
+	}.encode()
+	if err != nil {
+		return err
+	}
+	meta, err := buildRecord(s.opt.Digest, gowarc.Metadata, e.Time, typeMetadata, body,
+		field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcConcurrentTo, e.ID})
+	if err != nil {
+		return fmt.Errorf("%s: metadata: %w", c.URL, err)
+	}
+	defer meta.Close()
+	enc := encoders.Get().(*encoder)
+	defer encoders.Put(enc)
+	enc.buf.Reset()
+	if p.lens, err = enc.encode(req, p.main, meta); err != nil {
+		return fmt.Errorf("%s: %w", c.URL, err)
+	}
+	p.members = append([]byte(nil), enc.buf.Bytes()...)
+	return nil
+}

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nlnwa/gowarc/v3"
+)
+
+// Options configure a Store; zero values take the defaults.
+type Options struct {
+	Software     string        // software and version for warcinfo, default "archivectl"
+	Operator     string        // who runs the archive, for warcinfo
+	Contact      string        // contact URL, for warcinfo
+	RobotsPolicy string        // robots policy for warcinfo, default "obey"
+	MaxFileSize  int64         // WARC rotation size in bytes, default 1 GiB
+	Digest       string        // "sha256" (lowercase base16, default) or "sha1" (base32)
+	LockTimeout  time.Duration // how long to wait for index.db, default 5 s
+	Logger       *slog.Logger  // default slog.Default()
+	Now          func() time.Time
+}
+
+// Store writes captures into the sealed repository. It holds an exclusive lock on the data
+// directory's sealed.lock for its lifetime; index.db is opened only per batch.
+type Store struct {
+	mu        sync.Mutex
+	sealed    string
+	opt       Options
+	ix        *Index
+	w         *warcWriter
+	lock      *writerLock
+	recovered []Problem
+	closed    bool
+}
+
+// Paths inside a data directory.
+const (
+	SealedDir = "sealed"   // the sealed WARC files
+	IndexFile = "index.db" // the sealed index
+	lockFile  = "sealed.lock"
+)
+
+// Open opens the sealed repository of dataDir (creating dataDir/sealed with mode 0700 and
+// dataDir/index.db), first recovering any .open file a killed writer left behind.
+func Open(dataDir string, opt Options) (*Store, error) {
+	if opt.Software == "" {
+		opt.Software = "archivectl"
+	}
+	if opt.RobotsPolicy == "" {
+		opt.RobotsPolicy = "obey"
+	}
+	if opt.MaxFileSize <= 0 {
+		opt.MaxFileSize = DefaultMaxFileSize
+	}
+	switch opt.Digest {
+	case "":
+		opt.Digest = "sha256"
+	case "sha256", "sha1":
+	default:
+		return nil, fmt.Errorf("store: digest %q is not supported; use sha256 or sha1", opt.Digest)
+	}
+	if opt.LockTimeout <= 0 {
+		opt.LockTimeout = DefaultLockTimeout
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	sealed := filepath.Join(dataDir, SealedDir)
+	if err := os.MkdirAll(sealed, 0o700); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if err := os.Chmod(sealed, 0o700); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	lock, err := lockWriter(filepath.Join(dataDir, lockFile))
+	if err != nil {
+		return nil, err
+	}
+	ix, err := OpenIndex(filepath.Join(dataDir, IndexFile), opt.LockTimeout)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s := &Store{sealed: sealed, opt: opt, ix: ix, lock: lock}
+	if s.recovered, err = recoverOpen(sealed, ix, opt.Logger); err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.w = newWarcWriter(sealed, "archivectl", opt.MaxFileSize, opt.Now, s.warcinfo)
+	return s, nil
+}
+
+// Index is the store's index, for lookups between batches.
+func (s *Store) Index() *Index { return s.ix }
+
+// Recovered lists what Open had to repair after a killed writer (cut tails, dropped entries).
+func (s *Store) Recovered() []Problem { return s.recovered }
+
+// warcinfo builds the first record of a new file.
+func (s *Store) warcinfo(name string) (gowarc.WarcRecord, error) {
+	host, _ := os.Hostname()
+	var b strings.Builder
+	for _, f := range [][2]string{
+		{"software", s.opt.Software},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+		{"robots", s.opt.RobotsPolicy},
+		{"operator", s.opt.Operator},
+		{"contact", s.opt.Contact},
+		{"hostname", host},
+		{"description", "sealed repository: embargoed captures, released by archivectl"},
+	} {
+		if f[1] != "" {
+			fmt.Fprintf(&b, "%s: %s\r\n", f[0], strings.ReplaceAll(f[1], "\n", " "))
+		}
+	}
+	return buildRecord(s.opt.Digest, gowarc.Warcinfo, s.opt.Now(), typeWarcinfo, []byte(b.String()),
+		field{gowarc.WarcFilename, name})
+}
+
+// Close closes the open WARC file properly (NAME.open becomes NAME) and releases the store's lock.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.w.closeFile()
+	if lerr := s.lock.release(); err == nil {
+		err = lerr
+	}
+	return err
+}

@@ -1,0 +1,252 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/nlnwa/gowarc/v3"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Problem is one inconsistency between the sealed WARC files and the index, or one repair.
+type Problem struct {
+	File   string `json:"file,omitempty"`
+	Offset int64  `json:"offset,omitempty"`
+	ID     string `json:"id,omitempty"` // the capture id, when one is concerned
+	What   string `json:"what"`
+}
+
+// String is the problem on one line.
+func (p Problem) String() string {
+	s := p.What
+	if p.ID != "" {
+		s = "capture " + p.ID + ": " + s
+	}
+	if p.File != "" {
+		s = fmt.Sprintf("%s@%d: %s", p.File, p.Offset, s)
+	}
+	return s
+}
+
+// Verify checks the sealed side of dataDir: every record of every sealed WARC file reads strictly
+// (syntax, Content-Length, block and payload digests); every index entry resolves to its request,
+// response and metadata records and its facts match theirs; every sealed capture is indexed; and the
+// index's own keys (due, embargoed, urls, counts) agree with its entries. Records past the committed
+// end of a file still being written are not judged. It returns each problem found; err is for
+// failing to check at all.
+func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
+	path := filepath.Join(dataDir, IndexFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("%s has no index (%w); build it from the sealed WARCs with archivectl verify --reindex", dataDir, err)
+	}
+	ix := &Index{path: path, timeout: DefaultLockTimeout} // read only: verify never writes
+	indexed := map[string]Entry{}
+	ends := map[string]int64{}
+	var problems []Problem
+	err := ix.view(func(tx *bolt.Tx) error {
+		for _, b := range allBuckets {
+			if tx.Bucket(b) == nil {
+				return fmt.Errorf("%s lacks bucket %s; rebuild it with archivectl verify --reindex", path, b)
+			}
+		}
+		if v := string(tx.Bucket(bucketMeta).Get(keySchema)); v != fmt.Sprint(schemaVersion) {
+			return fmt.Errorf("%s has index schema %q, this archivectl reads %d; rebuild it with archivectl verify --reindex", path, v, schemaVersion)
+		}
+		if err := tx.Bucket(bucketCaptures).ForEach(func(k, _ []byte) error {
+			e, _, err := getEntry(tx, string(k))
+			indexed[e.ID] = e
+			return err
+		}); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketFiles).ForEach(func(k, _ []byte) error {
+			ends[string(k)], _ = fileEnd(tx, string(k))
+			return nil
+		}); err != nil {
+			return err
+		}
+		problems = append(problems, checkKeys(tx, indexed)...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rb := newRebuilder()
+	scanProblems, err := scanSealed(ctx, filepath.Join(dataDir, SealedDir), ends, rb)
+	if err != nil {
+		return nil, err
+	}
+	problems = append(problems, scanProblems...)
+	rebuilt, rbProblems := rb.finish()
+	problems = append(problems, rbProblems...)
+
+	found := map[string]Entry{}
+	for _, e := range rebuilt {
+		found[e.ID] = e
+		if _, ok := indexed[e.ID]; !ok {
+			problems = append(problems, Problem{File: e.Response.File, Offset: e.Response.Offset, ID: e.ID, What: "sealed capture is not indexed"})
+		}
+	}
+	ids := slices.Sorted(maps.Keys(indexed))
+	for _, id := range ids {
+		e := indexed[id]
+		r, ok := found[id]
+		if !ok {
+			what := "index entry does not resolve to a complete, valid capture in the sealed files"
+			if f, err := openSealed(filepath.Join(dataDir, SealedDir), e.Response.File); err != nil {
+				what += " (its WARC file is missing)"
+			} else {
+				f.Close()
+			}
+			problems = append(problems, Problem{File: e.Response.File, Offset: e.Response.Offset, ID: id, What: what})
+			continue
+		}
+		if diff := entryDiff(e, r); len(diff) > 0 {
+			problems = append(problems, Problem{File: e.Response.File, Offset: e.Response.Offset, ID: id,
+				What: "index facts differ from the sealed records: " + strings.Join(diff, ", ")})
+		}
+	}
+	sort.SliceStable(problems, func(i, j int) bool {
+		a, b := problems[i], problems[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Offset < b.Offset
+	})
+	return problems, nil
+}
+
+// scanSealed feeds every record of every sealed WARC file to rb. With ends, in a file still named
+// .open only records within its committed end count (the rest belongs to a batch in flight or a
+// killed writer); without, all its valid records do.
+func scanSealed(ctx context.Context, dir string, ends map[string]int64, rb *rebuilder) ([]Problem, error) {
+	names, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sealed files: %w", err)
+	}
+	var problems []Problem
+	for _, d := range names {
+		n := d.Name()
+		open := strings.HasSuffix(n, ".warc.gz"+openSuffix)
+		if d.IsDir() || !(open || strings.HasSuffix(n, ".warc.gz")) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		end, known := ends[strings.TrimSuffix(n, openSuffix)]
+		if ends == nil {
+			open = false // judge every record
+		} else if open && !known {
+			continue
+		}
+		err := ScanFile(filepath.Join(dir, n), func(loc Location, rec gowarc.WarcRecord) error {
+			if open && loc.Offset+loc.Length > end {
+				return errStop
+			}
+			rb.add(loc, rec)
+			return nil
+		})
+		var se *ScanError
+		switch {
+		case err == nil || errors.Is(err, errStop):
+		case errors.As(err, &se) && open && se.ValidEnd >= end:
+			// a torn tail past the committed end: Open will cut it
+		case errors.As(err, &se):
+			problems = append(problems, Problem{File: se.File, Offset: se.ValidEnd, What: "bad record: " + se.Err.Error()})
+		default:
+			return nil, err
+		}
+	}
+	return problems, nil
+}
+
+// entryDiff names the JSON fields in which an index entry and the entry rebuilt from its records differ
+// (the state and public location live only in the index).
+func entryDiff(indexed, rebuilt Entry) []string {
+	indexed.State, indexed.Public = rebuilt.State, rebuilt.Public
+	a, b := entryFields(indexed), entryFields(rebuilt)
+	var diff []string
+	for k, v := range a {
+		if !reflect.DeepEqual(v, b[k]) {
+			diff = append(diff, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			diff = append(diff, k)
+		}
+	}
+	sort.Strings(diff)
+	return diff
+}
+
+func entryFields(e Entry) map[string]any {
+	b, _ := json.Marshal(e)
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	_ = d.Decode(&m)
+	return m
+}
+
+// checkKeys checks that the index's keys agree with its entries.
+func checkKeys(tx *bolt.Tx, entries map[string]Entry) []Problem {
+	var ps []Problem
+	bad := func(id, what string) { ps = append(ps, Problem{ID: id, What: what}) }
+	for _, b := range []struct {
+		name []byte
+		in   func(Entry) bool
+	}{
+		{bucketDue, func(e Entry) bool { return e.State != Released }},
+		{bucketEmbargoed, func(e Entry) bool { return e.State == Sealed }},
+	} {
+		seen := map[string]bool{}
+		_ = tx.Bucket(b.name).ForEach(func(k, _ []byte) error {
+			id := string(k[12:])
+			e, ok := entries[id]
+			switch {
+			case !ok:
+				bad(id, fmt.Sprintf("%s key for a capture the index does not hold", b.name))
+			case !b.in(e):
+				bad(id, fmt.Sprintf("%s key for a capture in state %s", b.name, e.State))
+			case !keyTime(k).Equal(e.ReleaseAt):
+				bad(id, fmt.Sprintf("%s key at %s, release time %s", b.name, keyTime(k), e.ReleaseAt))
+			}
+			seen[id] = true
+			return nil
+		})
+		for id, e := range entries {
+			if b.in(e) && !seen[id] {
+				bad(id, fmt.Sprintf("missing from the %s bucket", b.name))
+			}
+		}
+	}
+	urls := tx.Bucket(bucketURLs)
+	var n [3]int
+	for id, e := range entries {
+		if k, _ := urls.Cursor().Seek(urlKey(e.SURT, e.Time, e.ID)); !bytes.Equal(k, urlKey(e.SURT, e.Time, e.ID)) {
+			bad(id, "missing from the urls bucket")
+		}
+		if e.State <= Released {
+			n[e.State]++
+		}
+	}
+	for s := Sealed; s <= Released; s++ {
+		if got := getCount(tx, s); got != n[s] {
+			bad("", fmt.Sprintf("index counts %d %s captures, holds %d", got, s, n[s]))
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].ID < ps[j].ID })
+	return ps
+}

@@ -1,0 +1,217 @@
+package store
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/nlnwa/gowarc/v3"
+)
+
+// openSuffix marks a WARC file that is still being written.
+const openSuffix = ".open"
+
+// DefaultMaxFileSize is the default rotation size of sealed WARC files.
+const DefaultMaxFileSize = 1 << 30
+
+// encoder turns records into gzip members, one member per record, into a reusable buffer.
+type encoder struct {
+	gz  *gzip.Writer
+	m   gowarc.Marshaler
+	buf bytes.Buffer
+}
+
+func newEncoder() *encoder {
+	gz, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression) // a valid level never fails
+	return &encoder{gz: gz, m: gowarc.NewMarshaler()}
+}
+
+// encode appends one gzip member per record to e.buf and returns each member's length.
+func (e *encoder) encode(recs ...gowarc.WarcRecord) ([]int64, error) {
+	lens := make([]int64, len(recs))
+	for i, r := range recs {
+		start := e.buf.Len()
+		e.gz.Reset(&e.buf)
+		_, _, err := e.m.Marshal(e.gz, r, 0)
+		if err == nil {
+			err = e.gz.Close()
+		}
+		if err != nil {
+			e.buf.Truncate(start)
+			return nil, fmt.Errorf("encode %s record: %w", r.Type(), err)
+		}
+		lens[i] = int64(e.buf.Len() - start)
+	}
+	return lens, nil
+}
+
+// warcWriter appends gzip members to rotating WARC files in one directory. Files are created as
+// NAME.open and renamed to NAME (IIPC style prefix-timestamp-serial-host.warc.gz) when closed;
+// each starts with a warcinfo record. It is not safe for concurrent use.
+type warcWriter struct {
+	dir      string
+	prefix   string
+	host     string
+	max      int64
+	now      func() time.Time
+	warcinfo func(name string) (gowarc.WarcRecord, error)
+
+	serial  int
+	f       *os.File // nil when no file is open
+	name    string   // final name of the open file
+	size    int64    // bytes of complete members in the open file
+	infoLen int64    // bytes of the open file's warcinfo member
+}
+
+func newWarcWriter(dir, prefix string, max int64, now func() time.Time, warcinfo func(string) (gowarc.WarcRecord, error)) *warcWriter {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "localhost"
+	}
+	host = strings.Map(func(r rune) rune {
+		if r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '-'
+	}, host)
+	if max <= 0 {
+		max = DefaultMaxFileSize
+	}
+	return &warcWriter{dir: dir, prefix: prefix, host: host, max: max, now: now, warcinfo: warcinfo}
+}
+
+// appendMembers writes the encoded members in buf as one unit: it rotates first when the open file
+// already holds records and buf would take it past the maximum size. On a failed write the file is
+// cut back to where it was, so it and later offsets stay valid. It returns the file and offset of buf.
+func (w *warcWriter) appendMembers(buf []byte) (file string, off int64, err error) {
+	if w.f != nil && w.size > w.infoLen && w.size+int64(len(buf)) > w.max {
+		if err := w.closeFile(); err != nil {
+			return "", 0, err
+		}
+	}
+	if w.f == nil {
+		if err := w.create(); err != nil {
+			return "", 0, err
+		}
+	}
+	off = w.size
+	if _, err := w.f.WriteAt(buf, off); err != nil {
+		if terr := w.f.Truncate(off); terr != nil {
+			// The file can no longer be trusted: leave it for recovery and start a new one.
+			w.f.Close()
+			w.f = nil
+			return "", 0, fmt.Errorf("write %s: %w (and cutting it back failed: %v; it is left for recovery)", w.name, err, terr)
+		}
+		return "", 0, fmt.Errorf("write %s: %w", w.name, err)
+	}
+	w.size += int64(len(buf))
+	return w.name, off, nil
+}
+
+// create opens a new NAME.open file and writes its warcinfo record.
+func (w *warcWriter) create() error {
+	for tries := 0; ; tries++ {
+		w.serial++
+		name := fmt.Sprintf("%s-%s-%05d-%s.warc.gz", w.prefix, w.now().UTC().Format("20060102150405000"), w.serial, w.host)
+		if _, err := os.Stat(filepath.Join(w.dir, name)); err == nil {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(w.dir, name+openSuffix), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && tries < 1000 {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("create WARC file: %w", err)
+		}
+		w.f, w.name, w.size = f, name, 0
+		break
+	}
+	enc := newEncoder()
+	info, err := w.warcinfo(w.name)
+	if err == nil {
+		_, err = enc.encode(info)
+		info.Close()
+	}
+	if err == nil {
+		_, err = w.f.WriteAt(enc.buf.Bytes(), 0)
+	}
+	if err == nil {
+		err = syncDir(w.dir)
+	}
+	if err != nil {
+		w.f.Close()
+		os.Remove(filepath.Join(w.dir, w.name+openSuffix))
+		w.f = nil
+		return fmt.Errorf("start WARC file %s: %w", w.name, err)
+	}
+	w.size = int64(enc.buf.Len())
+	w.infoLen = w.size
+	return nil
+}
+
+// sync makes everything written to the open file durable.
+func (w *warcWriter) sync() error {
+	if w.f == nil {
+		return nil
+	}
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", w.name, err)
+	}
+	return nil
+}
+
+// truncate cuts the open file back to size (size ≥ its warcinfo), undoing an uncommitted batch.
+func (w *warcWriter) truncate(file string, size int64) error {
+	if w.f == nil || file != w.name || size > w.size || size < w.infoLen {
+		return nil
+	}
+	if err := w.f.Truncate(size); err != nil {
+		return fmt.Errorf("cut back %s: %w", w.name, err)
+	}
+	w.size = size
+	return nil
+}
+
+// closeFile syncs the open file, closes it and renames NAME.open to NAME.
+func (w *warcWriter) closeFile() error {
+	if w.f == nil {
+		return nil
+	}
+	f, name := w.f, w.name
+	w.f = nil
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("sync %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", name, err)
+	}
+	return finishFile(w.dir, name)
+}
+
+// finishFile renames NAME.open to NAME and makes the rename durable.
+func finishFile(dir, name string) error {
+	if err := os.Rename(filepath.Join(dir, name+openSuffix), filepath.Join(dir, name)); err != nil {
+		return fmt.Errorf("close WARC file: %w", err)
+	}
+	return syncDir(dir)
+}
+
+// syncDir makes a directory's entries durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
