@@ -1,0 +1,399 @@
+package robots
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// site is a test origin whose /robots.txt answers with respond; it counts the requests it got.
+type site struct {
+	*httptest.Server
+	hits    atomic.Int32
+	respond atomic.Pointer[func(w http.ResponseWriter, r *http.Request)]
+}
+
+func newSite(t *testing.T, respond func(w http.ResponseWriter, r *http.Request)) *site {
+	t.Helper()
+	s := &site{}
+	s.respond.Store(&respond)
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.hits.Add(1)
+		(*s.respond.Load())(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func status(code int, body string, header ...string) func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i+1 < len(header); i += 2 {
+			w.Header().Set(header[i], header[i+1])
+		}
+		w.WriteHeader(code)
+		fmt.Fprint(w, body)
+	}
+}
+
+// redirects answers /robots.txt and /rN with a chain of n redirects ending in final.
+func redirects(n int, final func(w http.ResponseWriter, r *http.Request)) func(w http.ResponseWriter, r *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		step := 0
+		if r.URL.Path != "/robots.txt" {
+			fmt.Sscanf(r.URL.Path, "/r%d", &step)
+		}
+		if step < n {
+			http.Redirect(w, r, fmt.Sprintf("/r%d", step+1), http.StatusMovedPermanently)
+			return
+		}
+		final(w, r)
+	}
+}
+
+func evalPath(r *Robots, path string) bool {
+	u, err := url.Parse(r.Origin + path)
+	if err != nil {
+		panic(err)
+	}
+	return r.Evaluate("archivectl", u).Allowed
+}
+
+func TestCacheStatus(t *testing.T) {
+	t.Parallel()
+	const disallowAll = "User-agent: *\nDisallow: /\n"
+	const private = "User-agent: *\nDisallow: /private\n"
+	big := "User-agent: *\nDisallow: /early\n#" + strings.Repeat("x", 600<<10) + "\nDisallow: /late\n"
+	tests := []struct {
+		name    string
+		respond func(w http.ResponseWriter, r *http.Request)
+		avail   Availability
+		allowed map[string]bool
+		hops    int
+	}{
+		{"T159 200 disallow all", status(200, disallowAll), Available, map[string]bool{"/x": false, "/robots.txt": true}, 1},
+		{"T160 404", status(404, disallowAll), Unavailable, map[string]bool{"/x": true}, 1},
+		{"T161 410", status(410, ""), Unavailable, map[string]bool{"/x": true}, 1},
+		{"T162 401", status(401, ""), Unavailable, map[string]bool{"/x": true}, 1},
+		{"T163 403", status(403, ""), Unavailable, map[string]bool{"/x": true}, 1},
+		{"T164 429", status(429, ""), Unreachable, map[string]bool{"/x": false, "/robots.txt": true}, 1},
+		{"T165 500", status(500, ""), Unreachable, map[string]bool{"/x": false}, 1},
+		{"T166 503", status(503, ""), Unreachable, map[string]bool{"/x": false}, 1},
+		{"T168 five redirects", redirects(5, status(200, private)), Available, map[string]bool{"/private": false, "/public": true}, 6},
+		{"T169 six redirects", redirects(6, status(200, disallowAll)), Unavailable, map[string]bool{"/x": true}, 6},
+		{"redirect ending in 404", redirects(2, status(404, "")), Unavailable, map[string]bool{"/x": true}, 3},
+		{"redirect ending in 503", redirects(2, status(503, "")), Unreachable, map[string]bool{"/x": false}, 3},
+		{"redirect without Location", status(302, ""), Unavailable, map[string]bool{"/x": true}, 1},
+		{"T172 text/html still parsed", status(200, disallowAll, "Content-Type", "text/html"), Available, map[string]bool{"/x": false}, 1},
+		{"empty 200 allows all", status(200, ""), Available, map[string]bool{"/x": true}, 1},
+		{"600 KB body truncated, not an error", status(200, big), Available, map[string]bool{"/early": false, "/late": true}, 1},
+		{"T173 connection reset mid-body", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "1000")
+			w.WriteHeader(200)
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			w.(http.Flusher).Flush()
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}, Unreachable, map[string]bool{"/x": false}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSite(t, tc.respond)
+			c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
+			r, fresh, err := c.Get(context.Background(), s.URL)
+			if err != nil || !fresh {
+				t.Fatalf("Get = fresh %v, err %v; want a fresh fetch", fresh, err)
+			}
+			if r.Availability != tc.avail {
+				t.Errorf("availability = %v (%s), want %v", r.Availability, r.Reason, tc.avail)
+			}
+			if len(r.Hops) != tc.hops {
+				t.Errorf("hops = %d, want %d", len(r.Hops), tc.hops)
+			}
+			for path, want := range tc.allowed {
+				if got := evalPath(r, path); got != want {
+					t.Errorf("%s allowed = %v, want %v", path, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestCacheNetworkFailures(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String()
+	ln.Close()
+	hang := make(chan struct{})
+	slow := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-hang:
+		}
+	})
+	t.Cleanup(func() { close(hang) })
+	tlsSite := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") }))
+	t.Cleanup(tlsSite.Close)
+	dnsFailure := func(ctx context.Context, url string, limit int64) (*Fetched, error) {
+		return nil, &net.DNSError{Err: "no such host", Name: "a.example", IsNotFound: true}
+	}
+	tests := []struct {
+		name, origin string
+		fetch        FetchFunc
+	}{
+		{"T167 connection refused", refused, HTTPFetch(&http.Client{}, "archivectl-test")},
+		{"T167 timeout", slow.URL, HTTPFetch(&http.Client{Timeout: 100 * time.Millisecond}, "archivectl-test")},
+		{"T167 TLS failure (untrusted certificate)", tlsSite.URL, HTTPFetch(&http.Client{}, "archivectl-test")},
+		{"T167 DNS failure", "http://a.example", dnsFailure},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := NewCache(tc.fetch, (&clock{t: t0}).now, CacheOptions{})
+			r, _, err := c.Get(context.Background(), tc.origin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Availability != Unreachable || evalPath(r, "/x") {
+				t.Errorf("availability = %v (%s), /x allowed = %v; want unreachable, disallowed", r.Availability, r.Reason, evalPath(r, "/x"))
+			}
+		})
+	}
+}
+
+func TestCacheCrossOriginRedirect(t *testing.T) {
+	t.Parallel() // T170
+	cdn := newSite(t, status(200, "User-agent: *\nDisallow: /\n"))
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, cdn.URL+"/robots.txt", http.StatusFound)
+	})
+	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
+	r, _, err := c.Get(context.Background(), s.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Origin != s.URL || evalPath(r, "/x") || len(r.Hops) != 2 || r.Hops[1].URL != cdn.URL+"/robots.txt" {
+		t.Errorf("origin %s, /x allowed %v, hops %d; want the CDN's rules applied to %s", r.Origin, evalPath(r, "/x"), len(r.Hops), s.URL)
+	}
+}
+
+func TestCacheStaleCopy(t *testing.T) {
+	t.Parallel() // T171
+	s := newSite(t, status(200, "User-agent: *\nDisallow: /private\n"))
+	clk := &clock{t: t0}
+	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
+	if _, _, err := c.Get(context.Background(), s.URL); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(30 * time.Hour)
+	f := status(503, "")
+	s.respond.Store(&f)
+	r, fresh, err := c.Get(context.Background(), s.URL)
+	if err != nil || !fresh {
+		t.Fatalf("Get = fresh %v, err %v", fresh, err)
+	}
+	if r.Availability != Unreachable || !r.Stale || !evalPath(r, "/public") || evalPath(r, "/private") {
+		t.Errorf("availability %v stale %v /public %v /private %v; want the cached rules", r.Availability, r.Stale, evalPath(r, "/public"), evalPath(r, "/private"))
+	}
+	if hits := s.hits.Load(); hits != 2 {
+		t.Errorf("server saw %d requests, want 2", hits)
+	}
+}
+
+func TestCacheTTL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		header []string
+		ttl    time.Duration
+	}{
+		{"T174 max-age beyond 24 h is capped", []string{"Cache-Control", "max-age=604800"}, 24 * time.Hour},
+		{"no freshness information", nil, 24 * time.Hour},
+		{"max-age below 24 h", []string{"Cache-Control", "public, max-age=3600"}, time.Hour},
+		{"max-age less Age", []string{"Cache-Control", "max-age=3600", "Age", "1800"}, 30 * time.Minute},
+		{"no-store gets the floor", []string{"Cache-Control", "no-store"}, time.Minute},
+		{"max-age=0 gets the floor", []string{"Cache-Control", "max-age=0"}, time.Minute},
+		{"Expires relative to Date", []string{"Date", "Sun, 29 Nov 2026 12:00:00 GMT", "Expires", "Sun, 29 Nov 2026 14:00:00 GMT"}, 2 * time.Hour},
+		{"invalid Expires is stale", []string{"Expires", "0"}, time.Minute},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSite(t, status(200, "User-agent: *\nDisallow: /x\n", tc.header...))
+			clk := &clock{t: t0}
+			c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
+			r, _, err := c.Get(context.Background(), s.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Expires.Sub(t0); got != tc.ttl {
+				t.Errorf("ttl = %v, want %v", got, tc.ttl)
+			}
+			clk.add(tc.ttl - time.Second)
+			if _, fresh, _ := c.Get(context.Background(), s.URL); fresh {
+				t.Error("refetched before the TTL ran out")
+			}
+			clk.add(time.Second)
+			if _, fresh, _ := c.Get(context.Background(), s.URL); !fresh {
+				t.Error("not refetched when the TTL ran out")
+			}
+			if hits := s.hits.Load(); hits != 2 {
+				t.Errorf("server saw %d requests, want 2", hits)
+			}
+		})
+	}
+}
+
+func TestCacheUnreachable(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, status(503, "", "Retry-After", "3600"))
+	clk := &clock{t: t0}
+	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), clk.now, CacheOptions{UnreachableAllowAfter: 30 * 24 * time.Hour})
+	r, _, _ := c.Get(context.Background(), s.URL)
+	if r.Availability != Unreachable || r.Expires != t0.Add(time.Hour) {
+		t.Fatalf("availability %v expires %v; want unreachable until Retry-After", r.Availability, r.Expires)
+	}
+	clk.add(30*24*time.Hour - time.Hour)
+	if r, _, _ = c.Get(context.Background(), s.URL); r.Availability != Unreachable {
+		t.Errorf("after 29 days: %v, want unreachable", r.Availability)
+	}
+	clk.add(time.Hour)
+	if r, _, _ = c.Get(context.Background(), s.URL); r.Availability != Unavailable || !evalPath(r, "/x") {
+		t.Errorf("after 30 days: %v, want unavailable (allow all)", r.Availability)
+	}
+}
+
+func TestCacheConcurrentSingleFetch(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, status(200, "User-agent: *\nDisallow: /x\n"))
+	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
+	var wg sync.WaitGroup
+	var fresh atomic.Int32
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, f, err := c.Get(context.Background(), s.URL); err == nil && f {
+				fresh.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if s.hits.Load() != 1 || fresh.Load() != 1 {
+		t.Errorf("server saw %d requests, %d callers fresh; want 1 and 1", s.hits.Load(), fresh.Load())
+	}
+}
+
+func TestCacheContextCancelled(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	fetch := func(ctx context.Context, url string, limit int64) (*Fetched, error) { return nil, ctx.Err() }
+	c := NewCache(fetch, (&clock{t: t0}).now, CacheOptions{})
+	if _, _, err := c.Get(ctx, "http://127.0.0.1:1"); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestOriginAndPathQuery(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, origin, pq string }{
+		{"HTTPS://Example.COM:443/a/b?c=d#frag", "https://example.com", "/a/b?c=d"},
+		{"http://example.com:80", "http://example.com", "/"},
+		{"http://example.com:8080/x?", "http://example.com:8080", "/x?"},
+		{"https://[::1]:8443/caf%c3%a9", "https://[::1]:8443", "/caf%c3%a9"},
+		{"https://a.example/ツ", "https://a.example", "/ツ"},
+		{"https://a.example/a|b(c)", "https://a.example", "/a|b(c)"},
+		{"https://a.example/a%2Fb", "https://a.example", "/a%2Fb"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			u, err := url.Parse(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := Origin(u); got != tc.origin {
+				t.Errorf("Origin = %q, want %q", got, tc.origin)
+			}
+			if got := PathQuery(u); got != tc.pq {
+				t.Errorf("PathQuery = %q, want %q", got, tc.pq)
+			}
+		})
+	}
+}
+
+func TestRobotsEvaluateURL(t *testing.T) {
+	t.Parallel()
+	r := &Robots{Availability: Available, Policy: NewPolicy([]byte("User-agent: *\nDisallow: /a|b\nDisallow: /ツ\nDisallow: /q?x=%e2\n"))}
+	for _, raw := range []string{"https://a.example/a|b", "https://a.example/a%7cb", "https://a.example/%E3%83%84", "https://a.example/ツ/x", "https://a.example/q?x=%E2"} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := r.Evaluate("archivectl", u); d.Allowed {
+			t.Errorf("%s allowed, want disallowed", raw)
+		}
+	}
+	for a, want := range map[Availability]bool{Unavailable: true, Unreachable: false} {
+		u, _ := url.Parse("https://a.example/x")
+		if got := (&Robots{Availability: a}).Evaluate("archivectl", u).Allowed; got != want {
+			t.Errorf("%v: allowed = %v, want %v", a, got, want)
+		}
+	}
+}
+
+func TestHTTPFetchLimit(t *testing.T) {
+	t.Parallel()
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("User-Agent") != "ua-test" {
+			w.WriteHeader(400)
+			return
+		}
+		fmt.Fprint(w, strings.Repeat("x", 100))
+	})
+	fetch := HTTPFetch(s.Client(), "ua-test")
+	tests := []struct {
+		limit     int64
+		n         int
+		truncated bool
+	}{{99, 99, true}, {100, 100, false}, {101, 100, false}}
+	for _, tc := range tests {
+		f, err := fetch(context.Background(), s.URL+"/robots.txt", tc.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Status != 200 || len(f.Body) != tc.n || f.Truncated != tc.truncated || f.URL != s.URL+"/robots.txt" {
+			t.Errorf("limit %d: status %d, %d bytes, truncated %v; want 200, %d, %v", tc.limit, f.Status, len(f.Body), f.Truncated, tc.n, tc.truncated)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package robots
+
+import (
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Availability is what fetching an origin's robots.txt established (RFC 9309 §2.3.1).
+type Availability int
+
+// The outcomes of fetching robots.txt.
+const (
+	Available   Availability = iota // a 2xx body was parsed: its rules apply
+	Unavailable                     // 4xx (not 429), or too many redirects: everything is allowed
+	Unreachable                     // 429, 5xx or a network failure: everything is disallowed
+)
+
+// String names the availability.
+func (a Availability) String() string {
+	switch a {
+	case Available:
+		return "available"
+	case Unavailable:
+		return "unavailable"
+	case Unreachable:
+		return "unreachable"
+	}
+	return "unknown"
+}
+
+// Robots is the robots.txt in force for one origin.
+type Robots struct {
+	Origin       string       // scheme://host[:port]
+	Availability Availability // what the last fetch established
+	Policy       *Policy      // nil unless Available (or a cached copy used while unreachable)
+	FetchedAt    time.Time    // when the last fetch started
+	Expires      time.Time    // when the next Get fetches again
+	Hops         []*Fetched   // every exchange of the last fetch (redirects included), for archiving
+	Stale        bool         // Policy is a cached copy used while the origin is unreachable
+	Reason       string       // one line on how the last fetch ended, e.g. "HTTP 503" or the network error
+}
+
+// Evaluate decides for a URL on r's origin; see EvaluatePath.
+func (r *Robots) Evaluate(agent string, u *url.URL) Decision {
+	return r.EvaluatePath(agent, PathQuery(u))
+}
+
+// EvaluatePath decides for a path-and-query on r's origin. "/robots.txt" is always allowed;
+// otherwise an unavailable file allows everything and an unreachable one without a cached
+// copy disallows everything.
+func (r *Robots) EvaluatePath(agent, pathQuery string) Decision {
+	if r.Policy != nil {
+		return r.Policy.Evaluate(agent, pathQuery)
+	}
+	if pathQuery == "" {
+		pathQuery = "/"
+	}
+	if normalize(pathQuery, false) == "/robots.txt" {
+		return Decision{Allowed: true, Rule: Rule{Kind: KindImplicit}}
+	}
+	switch r.Availability {
+	case Available:
+		return emptyPolicy.Evaluate(agent, pathQuery)
+	case Unavailable:
+		return Decision{Allowed: true, Rule: Rule{Kind: KindUnavailable}}
+	}
+	return Decision{Allowed: false, Rule: Rule{Kind: KindUnreachable}}
+}
+
+// PathQuery is the path-and-query of u: the path as it was written when u was parsed (else
+// its escaped form; "/" when empty) and "?query" when there is one; scheme, authority and
+// fragment are dropped. Evaluation normalises it (D4), so the written and the escaped form of
+// a path evaluate alike.
+func PathQuery(u *url.URL) string {
+	p := u.EscapedPath()
+	if u.RawPath != "" {
+		if dec, err := url.PathUnescape(u.RawPath); err == nil && dec == u.Path {
+			p = u.RawPath
+		}
+	}
+	if p == "" {
+		p = "/"
+	}
+	if u.ForceQuery || u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return p
+}
+
+// Origin is the scheme and authority a robots.txt covers: "scheme://host[:port]" in lowercase,
+// without the scheme's default port.
+func Origin(u *url.URL) string {
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	switch {
+	case scheme == "http" && strings.HasSuffix(host, ":80"):
+		host = strings.TrimSuffix(host, ":80")
+	case scheme == "https" && strings.HasSuffix(host, ":443"):
+		host = strings.TrimSuffix(host, ":443")
+	}
+	return scheme + "://" + host
+}
