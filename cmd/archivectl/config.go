@@ -35,6 +35,8 @@ type CrawlConfig struct {
 	Timeout               time.Duration `yaml:"timeout"`                 // whole-response timeout
 	Retries               int           `yaml:"retries"`                 // retries for network errors
 	RobotsUnreachableDays int           `yaml:"robots_unreachable_days"` // 0 = keep disallowing an unreachable origin without a cached robots.txt
+	MaxRetryAfter         time.Duration `yaml:"max_retry_after"`         // longest Retry-After honoured; an origin asking more is skipped
+	RetryBackoff          time.Duration `yaml:"retry_backoff"`           // first wait after a network error, doubled at each retry
 }
 
 // StoreConfig holds the sealed repository's options.
@@ -67,6 +69,9 @@ func defaultConfig() Config {
 			MaxBody:     10 << 20,
 			Timeout:     30 * time.Second,
 			Retries:     2,
+
+			MaxRetryAfter: 5 * time.Minute,
+			RetryBackoff:  time.Second,
 		},
 		Store:   StoreConfig{MaxFileSize: 1 << 30, Digest: "sha256"},
 		Release: ReleaseConfig{ShardSize: 1 << 30},

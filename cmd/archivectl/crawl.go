@@ -2,12 +2,154 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/store"
 )
 
-// runCrawl is not built yet.
+// runCrawl crawls the seeds file politely into the sealed repository and prints a summary.
 func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "archivectl crawl: not implemented yet")
-	return 1
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--data DIR] [--config FILE] SEEDS")
+		fs.PrintDefaults()
+	}
+	var common commonFlags
+	common.register(fs)
+	agent := fs.String("agent", "", "product token matched against robots.txt groups (default archivectl)")
+	userAgent := fs.String("user-agent", "", "User-Agent header (default: the token and the config's contact URL)")
+	delay := fs.Duration("delay", 0, "minimum delay between requests to one origin (default 1s; robots.txt Crawl-delay still applies)")
+	maxPages := fs.Int("max-pages", -1, "stop after N pages (default 0, no limit)")
+	maxDepth := fs.Int("max-depth", -1, "follow links at most N deep from a seed (default 0, no limit)")
+	verbose := fs.Bool("v", false, "log every decision, not only notable events")
+	var positional []string
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return 0
+			}
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		positional = append(positional, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(positional) != 1 {
+		fmt.Fprintln(stderr, "archivectl crawl: give exactly one SEEDS file (one URL a line); see archivectl crawl -h")
+		return 2
+	}
+	cfg, err := common.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
+		return 2
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cc := cfg.Crawl
+	if set["agent"] {
+		cc.Agent = *agent
+	}
+	if set["user-agent"] {
+		cc.UserAgent = *userAgent
+	}
+	if set["delay"] {
+		cc.Delay = *delay
+	}
+	if set["max-pages"] {
+		cc.MaxPages = *maxPages
+	}
+	if set["max-depth"] {
+		cc.MaxDepth = *maxDepth
+	}
+	switch {
+	case !robots.ValidAgent(cc.Agent):
+		fmt.Fprintf(stderr, "archivectl crawl: --agent %q is not a product token: use letters, '-' and '_' only\n", cc.Agent)
+		return 2
+	case cc.Delay < 0 || cc.MaxPages < 0 || cc.MaxDepth < 0:
+		fmt.Fprintln(stderr, "archivectl crawl: --delay, --max-pages and --max-depth cannot be negative")
+		return 2
+	}
+	if cc.UserAgent == "" {
+		cc.UserAgent = fmt.Sprintf("%s (+%s)", cc.Agent, cfg.Contact)
+	}
+
+	f, err := os.Open(positional[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl crawl: cannot read the seeds file: %v\n", err)
+		return 2
+	}
+	seeds, err := crawler.ParseSeeds(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl crawl: %s: %v\n", positional[0], err)
+		return 2
+	}
+	if len(seeds) == 0 {
+		fmt.Fprintf(stderr, "archivectl crawl: %s lists no URL: add one absolute http(s) URL a line\n", positional[0])
+		return 2
+	}
+	if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
+		fmt.Fprintf(stderr, "archivectl crawl: cannot create the data directory: %v\n", err)
+		return 1
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	sum, err := crawler.Run(ctx, crawler.Config{
+		DataDir:               cfg.Data,
+		Seeds:                 seeds,
+		Agent:                 cc.Agent,
+		UserAgent:             cc.UserAgent,
+		Delay:                 cc.Delay,
+		MaxDelay:              cc.MaxDelay,
+		MaxRetryAfter:         cc.MaxRetryAfter,
+		Concurrency:           cc.Concurrency,
+		MaxPages:              cc.MaxPages,
+		MaxDepth:              cc.MaxDepth,
+		MaxBody:               cc.MaxBody,
+		Timeout:               cc.Timeout,
+		Retries:               cc.Retries,
+		RetryBackoff:          cc.RetryBackoff,
+		RobotsUnreachableDays: cc.RobotsUnreachableDays,
+		Store: store.Options{
+			Software:     "archivectl",
+			Operator:     cfg.Operator,
+			Contact:      cfg.Contact,
+			RobotsPolicy: "obey",
+			MaxFileSize:  cfg.Store.MaxFileSize,
+			Digest:       cfg.Store.Digest,
+		},
+		Log:      stderr,
+		Level:    level,
+		Terminal: isTerminal(stderr),
+	})
+	sum.WriteTo(stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "archivectl crawl: done; the captures are sealed in %s\n", filepath.Join(cfg.Data, "sealed"))
+	return 0
+}
+
+// isTerminal reports whether w is a character device (a terminal) that can draw progress.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

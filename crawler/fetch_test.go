@@ -1,0 +1,166 @@
+package crawler
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/archivectl/archivectl/crawler/hostile"
+)
+
+// rawServer answers every request on a loopback listener with the bytes resp returns for its path.
+func rawServer(t *testing.T, resp func(path string, c net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					resp(req.URL.Path, c)
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+func TestFetchRecordsRawExchange(t *testing.T) {
+	t.Parallel()
+	const raw = "HTTP/1.1 200 OK\r\nX-Zeta: 1\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nX-Alpha: 2\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+	base := rawServer(t, func(path string, c net.Conn) { c.Write([]byte(raw)) })
+	f := newFetcher("testbot (+https://example.com/contact)", 5*time.Second, time.Now)
+	defer f.close()
+	for i := range 2 { // the second exchange reuses the connection and records only itself
+		x, err := f.fetch(context.Background(), base+"/x?y=1", 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(x.Response) != raw {
+			t.Fatalf("exchange %d: response\n%q\nwant\n%q", i, x.Response, raw)
+		}
+		req := string(x.Request)
+		for _, want := range []string{"GET /x?y=1 HTTP/1.1\r\n", "User-Agent: testbot (+https://example.com/contact)\r\n"} {
+			if !strings.Contains(req, want) {
+				t.Fatalf("request %q lacks %q", req, want)
+			}
+		}
+		if strings.Contains(req, "Accept-Encoding") {
+			t.Fatalf("request asks for compression: %q", req)
+		}
+		if string(x.Body) != "hello" || x.Status != 200 || x.IP != "127.0.0.1" || x.Truncated != "" {
+			t.Fatalf("body %q status %d ip %q truncated %q", x.Body, x.Status, x.IP, x.Truncated)
+		}
+	}
+}
+
+func TestFetchLimits(t *testing.T) {
+	t.Parallel()
+	stall := make(chan struct{})
+	t.Cleanup(func() { close(stall) })
+	mux := hostile.Mux()
+	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100")
+		w.Write([]byte("partial"))
+		w.(http.Flusher).Flush()
+		select {
+		case <-stall:
+		case <-r.Context().Done():
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	tests := []struct {
+		name      string
+		path      string
+		truncated string // "" with errKind set: an error
+		errKind   string
+		body      int // payload bytes kept
+	}{
+		{"endless body cut at the limit", "/hostile/endless", "length", "", 64 << 10},
+		{"stalled body cut by the timeout", "/stall", "time", "", 7},
+		{"reset mid-body is an error", "/hostile/reset", "", "reset", 0},
+		{"1 MB of headers is an error", "/hostile/headers", "", "headers-too-large", 0},
+		{"gzip bomb kept compressed, cut at the limit", "/hostile/bomb", "length", "", 64 << 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			timeout := 5 * time.Second
+			if tc.truncated == "time" {
+				timeout = 300 * time.Millisecond
+			}
+			f := newFetcher("testbot", timeout, time.Now)
+			defer f.close()
+			x, err := f.fetch(context.Background(), srv.URL+tc.path, 64<<10)
+			if tc.errKind != "" {
+				if err == nil || errKind(err) != tc.errKind {
+					t.Fatalf("err = %v (kind %q), want kind %q", err, errKind(err), tc.errKind)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.Truncated != tc.truncated {
+				t.Fatalf("truncated %q, want %q", x.Truncated, tc.truncated)
+			}
+			if tc.body >= 0 && len(x.Body) != tc.body {
+				t.Fatalf("kept %d bytes, want %d", len(x.Body), tc.body)
+			}
+			if max := int64(64<<10) + maxHeaderBytes + 64<<10; int64(len(x.Response)) > max {
+				t.Fatalf("recorded %d bytes, more than %d", len(x.Response), max)
+			}
+			if !bytes.HasPrefix(x.Response, []byte("HTTP/1.1 200 OK\r\n")) {
+				t.Fatalf("response starts %q", x.Response[:min(40, len(x.Response))])
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		v    string
+		want time.Duration
+		ok   bool
+	}{
+		{"seconds", "120", 2 * time.Minute, true},
+		{"zero", "0", 0, true},
+		{"HTTP-date", "Sun, 29 Nov 2026 12:00:30 GMT", 30 * time.Second, true},
+		{"past date", "Sun, 29 Nov 2026 11:00:00 GMT", 0, true},
+		{"absent", "", 0, false},
+		{"negative", "-5", 0, false},
+		{"junk", "soon", 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := retryAfter(tc.v, now)
+			if got != tc.want || ok != tc.ok {
+				t.Fatalf("retryAfter(%q) = %v, %v; want %v, %v", tc.v, got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}

@@ -1,0 +1,233 @@
+package crawler
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// item is one URL waiting in the frontier.
+type item struct {
+	URL       string
+	Depth     int // links followed from a seed
+	Redirects int // consecutive redirects that led here
+}
+
+// state is where a URL stands in the persisted frontier.
+type state byte
+
+const (
+	pending state = iota // to fetch
+	sealing              // fetched and being sealed: on resume, the index says whether it landed
+	done                 // sealed
+	skipped              // disallowed, out of limits or failed: not fetched again by this crawl
+)
+
+var (
+	bucketURLs = []byte("urls")
+	bucketMeta = []byte("meta")
+	keySeeds   = []byte("seeds")
+	keyDone    = []byte("complete")
+)
+
+// frontier is the crawl's persisted URL set (frontier.db) and the in-memory set of URLs seen.
+type frontier struct {
+	db   *bolt.DB
+	mu   sync.Mutex
+	seen map[string]struct{}
+}
+
+// resumed is what a reopened frontier found: work left and work that may already be sealed.
+type resumed struct {
+	Pending []item
+	Sealing map[string]time.Time // URL → capture time of a seal that may not have finished
+	Done    int                  // pages already sealed by this crawl
+	Fresh   bool                 // a new crawl (no state, a completed crawl, or other seeds)
+}
+
+// openFrontier opens path, starting a new crawl unless an unfinished crawl of the same seeds is there.
+func openFrontier(path string, seeds []string, timeout time.Duration) (*frontier, resumed, error) {
+	var res resumed
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, res, fmt.Errorf("%s is busy: another archivectl crawl is using this data directory; wait for it to finish", path)
+		}
+		return nil, res, fmt.Errorf("open frontier %s: %w", path, err)
+	}
+	f := &frontier{db: db, seen: map[string]struct{}{}}
+	sum := seedsKey(seeds)
+	err = db.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		if meta.Get(keyDone) != nil || string(meta.Get(keySeeds)) != sum {
+			res.Fresh = true
+			if tx.Bucket(bucketURLs) != nil {
+				if err := tx.DeleteBucket(bucketURLs); err != nil {
+					return err
+				}
+			}
+			if err := meta.Delete(keyDone); err != nil {
+				return err
+			}
+			if err := meta.Put(keySeeds, []byte(sum)); err != nil {
+				return err
+			}
+		}
+		urls, err := tx.CreateBucketIfNotExists(bucketURLs)
+		if err != nil {
+			return err
+		}
+		res.Sealing = map[string]time.Time{}
+		return urls.ForEach(func(k, v []byte) error {
+			it, st, at := decodeItem(k, v)
+			f.seen[it.URL] = struct{}{}
+			switch st {
+			case pending:
+				res.Pending = append(res.Pending, it)
+			case sealing:
+				res.Sealing[it.URL] = at
+				res.Pending = append(res.Pending, it) // until the index says otherwise
+			case done:
+				res.Done++
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		db.Close()
+		return nil, res, fmt.Errorf("frontier %s: %w", path, err)
+	}
+	return f, res, nil
+}
+
+// seedsKey identifies a seed list, order and duplicates aside.
+func seedsKey(seeds []string) string {
+	s := slices.Clone(seeds)
+	slices.Sort(s)
+	s = slices.Compact(s)
+	h := sha256.New()
+	for _, x := range s {
+		h.Write([]byte(x))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// encodeItem is a URL's persisted value: state, depth, redirects and (sealing) the capture time.
+func encodeItem(it item, st state, at time.Time) []byte {
+	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+8)
+	b = append(b, byte(st))
+	b = binary.AppendUvarint(b, uint64(it.Depth))
+	b = binary.AppendUvarint(b, uint64(it.Redirects))
+	if st == sealing {
+		b = binary.BigEndian.AppendUint64(b, uint64(at.UnixNano()))
+	}
+	return b
+}
+
+func decodeItem(k, v []byte) (item, state, time.Time) {
+	it := item{URL: string(k)}
+	if len(v) == 0 {
+		return it, pending, time.Time{}
+	}
+	st := state(v[0])
+	v = v[1:]
+	d, n := binary.Uvarint(v)
+	if n > 0 {
+		it.Depth, v = int(d), v[n:]
+	}
+	r, n := binary.Uvarint(v)
+	if n > 0 {
+		it.Redirects, v = int(r), v[n:]
+	}
+	var at time.Time
+	if st == sealing && len(v) >= 8 {
+		at = time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
+	}
+	return it, st, at
+}
+
+// claim marks the URLs of items as seen and returns those that were not, in order.
+func (f *frontier) claim(items []item) []item {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := items[:0:0]
+	for _, it := range items {
+		if _, ok := f.seen[it.URL]; ok {
+			continue
+		}
+		f.seen[it.URL] = struct{}{}
+		out = append(out, it)
+	}
+	return out
+}
+
+// mark is one state change of a URL, with the new URLs its fetch found.
+type mark struct {
+	Item  item
+	State state
+	At    time.Time // capture time, for sealing
+	Found []item
+}
+
+// record persists marks in one transaction: it returns when they are durable.
+func (f *frontier) record(marks []mark) error {
+	return f.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketURLs)
+		for _, m := range marks {
+			for _, it := range m.Found {
+				if b.Get([]byte(it.URL)) == nil {
+					if err := b.Put([]byte(it.URL), encodeItem(it, pending, time.Time{})); err != nil {
+						return err
+					}
+				}
+			}
+			if err := b.Put([]byte(m.Item.URL), encodeItem(m.Item, m.State, m.At)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// add persists new pending items (seeds) that were not known.
+func (f *frontier) add(items []item) error {
+	return f.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketURLs)
+		for _, it := range items {
+			if b.Get([]byte(it.URL)) == nil {
+				if err := b.Put([]byte(it.URL), encodeItem(it, pending, time.Time{})); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// complete records that the crawl ended by itself: the next run with these seeds starts afresh.
+func (f *frontier) complete() error {
+	return f.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(keyDone, []byte{1})
+	})
+}
+
+// size is the number of URLs known.
+func (f *frontier) size() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.seen)
+}
+
+// close closes frontier.db.
+func (f *frontier) close() error { return f.db.Close() }

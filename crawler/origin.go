@@ -1,0 +1,132 @@
+package crawler
+
+import (
+	"context"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// originState is one origin's queue, politeness clock and robots.txt facts.
+type originState struct {
+	name string
+
+	// Under crawl.mu.
+	queue   []item
+	running bool // a worker goroutine is draining queue
+
+	// Under gate: one request in flight per origin, spaced by delay.
+	gate      sync.Mutex
+	lastEnd   time.Time     // when the last request to the origin ended
+	notBefore time.Time     // Retry-After or back-off after an error
+	delay     time.Duration // effective delay: max(--delay, Crawl-delay)
+
+	// Used by the origin's worker only.
+	robotsID string // capture id of the robots.txt capture in force
+	skip     string // why the rest of the origin is skipped; "" when it is not
+}
+
+// originOf returns the state of a URL's origin, creating it.
+func (c *crawl) originOf(name string) *originState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.originLocked(name)
+}
+
+func (c *crawl) originLocked(name string) *originState {
+	o, ok := c.origins[name]
+	if !ok {
+		o = &originState{name: name, delay: c.cfg.Delay}
+		c.origins[name] = o
+	}
+	return o
+}
+
+// enqueue appends items to their origins' queues and starts a worker for each idle origin.
+func (c *crawl) enqueue(items []item) {
+	if len(items) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, it := range items {
+		u, err := url.Parse(it.URL)
+		if err != nil {
+			continue
+		}
+		o := c.originLocked(origin(u))
+		o.queue = append(o.queue, it)
+		if !o.running {
+			o.running = true
+			c.wg.Add(1)
+			go c.work(o)
+		}
+	}
+	c.prog.queued(len(items))
+}
+
+// work drains one origin's queue, one URL at a time.
+func (c *crawl) work(o *originState) {
+	defer c.wg.Done()
+	for {
+		c.mu.Lock()
+		if len(o.queue) == 0 || c.ctx.Err() != nil || c.full() {
+			o.running = false
+			c.mu.Unlock()
+			return
+		}
+		it := o.queue[0]
+		o.queue[0] = item{}
+		o.queue = o.queue[1:]
+		if len(o.queue) == 0 {
+			o.queue = nil // let the backing array go
+		}
+		c.mu.Unlock()
+		c.visit(o, it)
+	}
+}
+
+// request does one GET through the origin's gate: it waits for the origin's delay and back-off,
+// holds the origin (one request in flight) and a global slot while fetching. An in-flight fetch
+// is not cancelled by ctx: it finishes within the fetch timeout.
+func (c *crawl) request(ctx context.Context, rawURL string, limit int64) (*exchange, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	o := c.originOf(origin(u))
+	o.gate.Lock()
+	defer o.gate.Unlock()
+	next := o.lastEnd.Add(o.delay)
+	if o.notBefore.After(next) {
+		next = o.notBefore
+	}
+	if err := sleep(ctx, next.Sub(c.now())); err != nil {
+		return nil, err
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	x, err := c.fetch.fetch(context.WithoutCancel(ctx), rawURL, limit)
+	<-c.sem
+	o.lastEnd = c.now()
+	return x, err
+}
+
+// setDelay sets the origin's effective delay.
+func (o *originState) setDelay(d time.Duration) {
+	o.gate.Lock()
+	o.delay = d
+	o.gate.Unlock()
+}
+
+// backOff keeps requests away from the origin until t.
+func (o *originState) backOff(t time.Time) {
+	o.gate.Lock()
+	if t.After(o.notBefore) {
+		o.notBefore = t
+	}
+	o.gate.Unlock()
+}

@@ -1,0 +1,75 @@
+package crawler
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestRobotsRefetchedWhenExpired runs a crawl in process on a clock that jumps ten minutes at
+// every reading: robots.txt (max-age=60) expires before each page, is fetched again first, and
+// each page's metadata names the robots.txt capture fetched just before it.
+func TestRobotsRefetchedWhenExpired(t *testing.T) {
+	t.Parallel()
+	o := newOrigin(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Header().Set("Cache-Control", "max-age=60")
+			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+		case "/":
+			io.WriteString(w, `<a href="/a">a</a>`)
+		case "/a":
+			io.WriteString(w, `<a href="/b">b</a><a href="/private">p</a>`)
+		case "/b":
+			io.WriteString(w, `end`)
+		}
+	}))
+	var mu sync.Mutex
+	clock := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	now := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(10 * time.Minute)
+		return clock
+	}
+	seed, _ := url.Parse(o.URL + "/")
+	data := t.TempDir()
+	sum, err := Run(context.Background(), Config{DataDir: data, Seeds: []*url.URL{seed}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/robots.txt", "/", "/robots.txt", "/a", "/robots.txt", "/b", "/robots.txt"}
+	if got := o.paths(); !equalStrings(got, want) {
+		t.Fatalf("requests %v, want %v (robots.txt again before each URL, /private never)", got, want)
+	}
+	if sum.Pages != 3 || sum.Robots != 4 || sum.Disallowed != 1 {
+		t.Fatalf("summary %+v", sum)
+	}
+	caps := sealed(t, data)
+	var lastRobots string
+	for _, c := range caps { // in file order, which is sealing order
+		if c.Entry.Robots {
+			lastRobots = c.Entry.ID
+			continue
+		}
+		if c.Facts["robots_id"] != lastRobots {
+			t.Errorf("%s names robots.txt capture %v, want the one fetched just before it, %s", c.URL, c.Facts["robots_id"], lastRobots)
+		}
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,91 @@
+package crawler
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+)
+
+// SeedError lists every invalid line of a seeds file.
+type SeedError struct {
+	Lines []BadSeed
+}
+
+// BadSeed is one invalid line of a seeds file and why it is invalid.
+type BadSeed struct {
+	Line   int
+	Text   string
+	Reason string
+}
+
+// Error lists the bad lines, one per line.
+func (e *SeedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d invalid seed line(s); fix them and run again:", len(e.Lines))
+	for _, l := range e.Lines {
+		fmt.Fprintf(&b, "\n  line %d: %q: %s", l.Line, l.Text, l.Reason)
+	}
+	return b.String()
+}
+
+// maxSeedLine bounds one line of a seeds file.
+const maxSeedLine = 64 << 10
+
+// ParseSeeds reads one absolute http(s) URL a line; blank lines and lines starting with '#' are
+// ignored. Any invalid line makes the whole file invalid: the error is a *SeedError naming each.
+func ParseSeeds(r io.Reader) ([]*url.URL, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), maxSeedLine)
+	var (
+		seeds []*url.URL
+		bad   []BadSeed
+		n     int
+	)
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		u, reason := parseSeed(line)
+		if reason != "" {
+			bad = append(bad, BadSeed{Line: n, Text: line, Reason: reason})
+			continue
+		}
+		seeds = append(seeds, u)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("seeds: line %d: %w", n+1, err)
+	}
+	if len(bad) > 0 {
+		return nil, &SeedError{Lines: bad}
+	}
+	return seeds, nil
+}
+
+// parseSeed returns the canonical URL of one seed line, or why it is not a seed.
+func parseSeed(s string) (*url.URL, string) {
+	if strings.ContainsAny(s, " \t") {
+		return nil, "a seed line holds exactly one URL"
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, "not a URL"
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, "not an absolute http or https URL"
+	}
+	if u.Hostname() == "" || u.Opaque != "" {
+		return nil, "no host"
+	}
+	if u.User != nil {
+		return nil, "user information in a URL is not crawled"
+	}
+	c, ok := canonical(u)
+	if !ok {
+		return nil, "invalid host or port"
+	}
+	return c, ""
+}

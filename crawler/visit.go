@@ -1,0 +1,285 @@
+package crawler
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/archivectl/archivectl/crawler/aipref"
+	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store"
+)
+
+// visit decides, fetches, seals and follows one URL of origin o.
+func (c *crawl) visit(o *originState, it item) {
+	u, err := url.Parse(it.URL)
+	if err != nil {
+		c.settle(it, skipped)
+		return
+	}
+	if o.skip != "" {
+		c.stats.add(func(s *Summary) { s.Skipped++ })
+		c.settle(it, skipped)
+		return
+	}
+	r, fresh, err := c.robots.Get(c.ctx, o.name)
+	if err != nil {
+		return // cancelled: the URL stays pending
+	}
+	if fresh {
+		c.archiveRobots(o, r)
+	}
+	d := r.Evaluate(c.cfg.Agent, u)
+	delay := max(c.cfg.Delay, d.CrawlDelay)
+	if c.cfg.MaxDelay > 0 && delay > c.cfg.MaxDelay {
+		o.skip = "crawl-delay " + delay.String() + " is above the ceiling " + c.cfg.MaxDelay.String()
+		c.log.Warn("origin skipped: its robots.txt Crawl-delay is above the ceiling; raise crawl.max_delay to crawl it",
+			"origin", o.name, "crawl_delay", d.CrawlDelay, "max_delay", c.cfg.MaxDelay)
+		c.stats.add(func(s *Summary) { s.Skipped++; s.SkippedOrigins++ })
+		c.settle(it, skipped)
+		return
+	}
+	o.setDelay(delay)
+	if !d.Allowed {
+		c.log.Debug("disallowed by robots.txt", "url", it.URL, "rule", d.Rule.String())
+		c.stats.add(func(s *Summary) { s.Disallowed++ })
+		c.settle(it, skipped)
+		return
+	}
+	if !c.reserve() {
+		return // MaxPages reached: the URL stays pending
+	}
+	x, err := c.get(o, it.URL)
+	if err != nil {
+		c.pages.Add(-1)
+		if c.ctx.Err() != nil && o.skip == "" {
+			return // cancelled while waiting: the URL stays pending
+		}
+		kind := errKind(err)
+		c.log.Warn("fetch failed", "url", it.URL, "kind", kind, "err", err)
+		c.stats.add(func(s *Summary) { s.Errors[kind]++ })
+		c.settle(it, skipped)
+		return
+	}
+	if x.Truncated != "" {
+		c.log.Warn("response truncated", "url", it.URL, "reason", x.Truncated, "kept", len(x.Body))
+	}
+	c.checkDates(it.URL, x)
+	found, links := c.follow(u, it, x)
+	lines := x.Header.Values("Content-Usage")
+	hp, err := aipref.ParseHeader(lines)
+	if err != nil && len(lines) > 0 {
+		c.log.Debug("invalid Content-Usage header", "url", it.URL, "err", err)
+	}
+	prefs := []aipref.Prefs{hp}
+	for _, s := range d.ContentUsage {
+		p, _ := aipref.Parse(s)
+		prefs = append(prefs, p)
+	}
+	capture := store.Capture{
+		URL: it.URL, Time: x.Time, IP: x.IP, Request: x.Request, Response: x.Response, Truncated: x.Truncated,
+		Period: d.Period, Rule: d.Rule.String(), RobotsID: o.robotsID,
+		UsageHeader: lines, UsageRobots: d.ContentUsage, Usage: aipref.Combine(prefs...).Expressions(),
+		Outlinks: links,
+	}
+	size := int64(len(x.Response))
+	c.sealer.submit(&sealJob{caps: []store.Capture{capture}, mark: &mark{Item: it, State: done, At: x.Time, Found: found},
+		done: func(entries []store.Entry, err error) {
+			if err != nil {
+				c.sealFailed(it.URL, err)
+				return
+			}
+			c.sealErrors.Store(0)
+			c.stats.page(entries[0], size, c.now())
+			c.prog.settled()
+		}})
+	c.enqueue(found)
+}
+
+// checkDates logs a Last-Modified that cannot count towards the release time (the store ignores it).
+func (c *crawl) checkDates(rawURL string, x *exchange) {
+	lm := x.Header.Values("Last-Modified")
+	if len(lm) == 0 {
+		return
+	}
+	t, ok := embargo.LastModified(lm, x.Time)
+	switch {
+	case !ok:
+		c.log.Info("Last-Modified is not an HTTP-date: the first capture time counts instead", "url", rawURL, "last_modified", strings.Join(lm, ", "))
+	case t.After(x.Time):
+		c.log.Info("Last-Modified is in the future: the first capture time counts instead", "url", rawURL, "last_modified", lm[0])
+	}
+}
+
+// follow returns the in-scope URLs that x leads to and were not seen yet, and the page's outlinks.
+func (c *crawl) follow(u *url.URL, it item, x *exchange) (found []item, links []string) {
+	if x.Status >= 200 && x.Status < 300 && isHTML(x.Header, x.Body) {
+		if r, ok := decoded(x.Header, x.Body); ok {
+			cr := &countingReader{r: r}
+			var err error
+			links, err = extractLinks(u, cr)
+			switch {
+			case err != nil:
+				c.log.Warn("HTML parsing stopped early: links taken from what was parsed", "url", it.URL, "parsed", cr.n, "err", err)
+			case cr.n >= maxParseBytes:
+				c.log.Warn("HTML larger than the parse limit once decoded: links taken from its start only", "url", it.URL, "limit", maxParseBytes)
+			}
+			if cr.binary() {
+				c.log.Warn("labelled HTML but looks binary: parsed anyway", "url", it.URL)
+			}
+		} else {
+			c.log.Info("HTML in an encoding the crawler does not decode: links not followed", "url", it.URL, "content_encoding", x.Header.Values("Content-Encoding"))
+		}
+	}
+	if c.cfg.MaxDepth == 0 || it.Depth < c.cfg.MaxDepth {
+		for _, l := range links {
+			lu, err := url.Parse(l)
+			if err == nil && c.inScope(lu) {
+				found = append(found, item{URL: l, Depth: it.Depth + 1})
+			}
+		}
+	}
+	if loc := x.Header.Get("Location"); x.Status >= 300 && x.Status < 400 && loc != "" {
+		t, err := u.Parse(loc)
+		if t, ok := canonical(t); err == nil && ok && c.inScope(t) {
+			if it.Redirects >= maxRedirects {
+				c.log.Warn("redirect chain too long: not followed", "url", it.URL, "location", loc, "redirects", it.Redirects)
+			} else {
+				found = append(found, item{URL: t.String(), Depth: it.Depth, Redirects: it.Redirects + 1})
+			}
+		}
+	}
+	return c.fr.claim(found), links
+}
+
+// get fetches a page, retrying network errors with exponential back-off and a 429 or 503 that
+// says Retry-After; the origin is backed off in both cases.
+func (c *crawl) get(o *originState, rawURL string) (*exchange, error) {
+	backoff := c.cfg.RetryBackoff
+	for attempt := 0; ; attempt++ {
+		x, err := c.request(c.ctx, rawURL, c.cfg.MaxBody)
+		if err == nil {
+			if x.Status != http.StatusTooManyRequests && x.Status != http.StatusServiceUnavailable {
+				return x, nil
+			}
+			wait, ok := retryAfter(x.Header.Get("Retry-After"), c.now())
+			if !ok {
+				return x, nil
+			}
+			if wait > c.cfg.MaxRetryAfter {
+				o.skip = "Retry-After " + wait.String()
+				c.log.Warn("origin skipped: Retry-After is above the ceiling", "origin", o.name, "retry_after", wait, "max", c.cfg.MaxRetryAfter)
+				c.stats.add(func(s *Summary) { s.SkippedOrigins++ })
+			}
+			o.backOff(c.now().Add(wait))
+			if attempt >= c.cfg.Retries || o.skip != "" {
+				return x, nil // archived as the server sent it
+			}
+			c.log.Info("backing off", "origin", o.name, "status", x.Status, "retry_after", wait)
+			continue
+		}
+		if c.ctx.Err() != nil || attempt >= c.cfg.Retries || !retriable(err) {
+			return nil, err
+		}
+		c.log.Info("retrying after a network error", "url", rawURL, "kind", errKind(err), "in", backoff)
+		o.backOff(c.now().Add(backoff))
+		backoff *= 2
+	}
+}
+
+// retryAfter reads a Retry-After value: delay-seconds or an HTTP-date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		return time.Duration(min(n, 1<<31)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// settle records a URL's final state without a capture.
+func (c *crawl) settle(it item, st state) {
+	c.sealer.submit(&sealJob{mark: &mark{Item: it, State: st}, done: func(_ []store.Entry, err error) {
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.prog.settled()
+	}})
+}
+
+// maxSealErrors is how many seals in a row may fail before the crawl stops.
+const maxSealErrors = 3
+
+// sealFailed logs a capture the store refused; several in a row stop the crawl (a full disk, say).
+func (c *crawl) sealFailed(rawURL string, err error) {
+	c.log.Error("capture not sealed", "url", rawURL, "err", err)
+	c.stats.add(func(s *Summary) { s.Errors["seal"]++ })
+	if c.sealErrors.Add(1) >= maxSealErrors {
+		c.fail(fmt.Errorf("%d captures in a row could not be sealed, the last: %w", maxSealErrors, err))
+	}
+}
+
+// fail stops the crawl on an error it cannot go on after (the store or the frontier failing).
+func (c *crawl) fail(err error) {
+	c.log.Error("crawl stopped", "err", err)
+	c.cancel(err)
+}
+
+// robotsFetch is the robots.txt cache's FetchFunc: a polite, recorded GET.
+func (c *crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*robots.Fetched, error) {
+	x, err := c.request(ctx, rawURL, limit)
+	if err != nil {
+		c.log.Warn("robots.txt fetch failed", "url", rawURL, "kind", errKind(err), "err", err)
+		return nil, err
+	}
+	if x.Truncated == "time" {
+		c.log.Warn("robots.txt fetch timed out mid-body", "url", rawURL)
+		return nil, errBodyTimeout
+	}
+	if x.Truncated == "length" {
+		c.log.Warn("robots.txt larger than the parse limit: truncated", "url", rawURL, "kept", len(x.Body))
+	}
+	return &robots.Fetched{URL: rawURL, Status: x.Status, Header: x.Header, Body: x.Body, Truncated: x.Truncated != "", Evidence: x}, nil
+}
+
+// archiveRobots seals the exchanges of a fresh robots.txt fetch and remembers the deciding one.
+func (c *crawl) archiveRobots(o *originState, r *robots.Robots) {
+	var caps []store.Capture
+	for _, h := range r.Hops {
+		x, ok := h.Evidence.(*exchange)
+		if !ok {
+			continue
+		}
+		caps = append(caps, store.Capture{URL: x.URL, Time: x.Time, IP: x.IP, Request: x.Request, Response: x.Response, Truncated: x.Truncated, Robots: true})
+	}
+	c.log.Info("robots.txt", "origin", o.name, "availability", availability(r), "hops", len(r.Hops), "expires", r.Expires.Format(time.RFC3339))
+	if len(caps) == 0 {
+		if !r.Stale {
+			o.robotsID = ""
+		}
+		return
+	}
+	entries, err := c.sealer.seal(caps, nil)
+	if err != nil {
+		c.sealFailed(r.Origin+"/robots.txt", err)
+		return
+	}
+	if !r.Stale { // a stale copy keeps deciding: its capture stays the evidence
+		o.robotsID = entries[len(entries)-1].ID
+	}
+	c.stats.add(func(s *Summary) { s.Robots += len(entries) })
+}
