@@ -2,12 +2,168 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/lookup"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// runServe is not built yet.
+// shutdownGrace bounds how long serve waits for open requests and a running pass on SIGINT/SIGTERM.
+const shutdownGrace = 30 * time.Second
+
+// runServe serves the lookup API and page over DATA/public; with --schedule it also runs
+// release passes as a daemon. On SIGINT/SIGTERM it finishes the running pass and the open
+// requests, then exits 0.
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "archivectl serve: not implemented yet")
-	return 1
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--data DIR] [--config FILE]")
+		fs.PrintDefaults()
+	}
+	var common commonFlags
+	common.register(fs)
+	listen := fs.String("listen", "", "address to serve on (default 127.0.0.1:8080: loopback only)")
+	schedule := fs.String("schedule", "", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "archivectl serve: unexpected argument %q; see archivectl serve -h\n", fs.Arg(0))
+		return 2
+	}
+	cfg, err := common.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
+		return 2
+	}
+	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, shardSize: cfg.Release.ShardSize}
+	if *listen != "" {
+		opt.listen = *listen
+	}
+	if *schedule != "" {
+		opt.schedule = *schedule
+	}
+	opt.logger = slog.New(slog.NewTextHandler(stderr, nil))
+	opt.ready = func(addr string) { fmt.Fprintf(stdout, "archivectl serve: http://%s/\n", addr) }
+	if err := serve(ctx, opt); err != nil {
+		fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
+		var u usageError
+		if errors.As(err, &u) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// serveOptions are what serve needs; demo uses it too.
+type serveOptions struct {
+	data, listen, schedule string
+	shardSize              int64
+	logger                 *slog.Logger
+	ready                  func(addr string) // called once the listener is open
+}
+
+// usageError is a bad flag value found after parsing (e.g. a cron spec that does not parse).
+type usageError struct{ error }
+
+// serve runs the lookup service (and the release daemon when a schedule is set) until ctx ends,
+// then shuts both down gracefully. It reads only DATA/public; the daemon alone touches the sealed side.
+func serve(ctx context.Context, opt serveOptions) error {
+	log := opt.logger
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	var daemon *release.Daemon
+	if opt.schedule != "" {
+		r := release.New(opt.data, release.Options{ShardSize: opt.shardSize, Logger: log, Software: "archivectl"})
+		d, err := release.NewDaemon(r, opt.schedule, time.Now, log)
+		if err != nil {
+			return usageError{err}
+		}
+		if err := r.Register(reg); err != nil {
+			return fmt.Errorf("release metrics: %w", err)
+		}
+		daemon = d
+	}
+
+	srv, err := lookup.Open(filepath.Join(opt.data, "public"), lookup.Options{
+		Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+	})
+	if err != nil {
+		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)
+	}
+	ln, err := net.Listen("tcp", opt.listen)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w; choose another --listen", opt.listen, err)
+	}
+	addr := ln.Addr().(*net.TCPAddr)
+	if !addr.IP.IsLoopback() {
+		log.Warn("listening beyond loopback: the lookup is reachable from other machines", "addr", addr.String())
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      5 * time.Minute, // a large record streams
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	go srv.Watch(watchCtx)
+	if daemon != nil {
+		daemon.Start()
+		log.Info("release daemon started", "schedule", opt.schedule)
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	log.Info("lookup listening", "addr", addr.String(), "data", opt.data)
+	if opt.ready != nil {
+		opt.ready(addr.String())
+	}
+
+	select {
+	case err := <-served:
+		if daemon != nil {
+			daemon.Stop(context.Background())
+		}
+		return fmt.Errorf("lookup server stopped: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing open requests and any running release pass")
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	errs := make(chan error, 2)
+	go func() { errs <- hs.Shutdown(grace) }()
+	go func() {
+		if daemon == nil {
+			errs <- nil
+			return
+		}
+		errs <- daemon.Stop(grace)
+	}()
+	err = errors.Join(<-errs, <-errs)
+	stopWatch()
+	if err != nil {
+		return fmt.Errorf("shutdown was not clean: %w", err)
+	}
+	log.Info("stopped")
+	return nil
 }

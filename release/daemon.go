@@ -1,0 +1,103 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/archivectl/archivectl/store"
+	"github.com/robfig/cron/v3"
+)
+
+// Daemon runs release passes on a cron schedule (robfig/cron, UTC). A run that would overlap
+// the previous one is skipped; a panicking pass is recovered and the schedule goes on.
+type Daemon struct {
+	r      *Releaser
+	c      *cron.Cron
+	now    func() time.Time
+	log    *slog.Logger
+	ctx    context.Context
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+// cronParser reads 5-field specs, an optional leading seconds field and descriptors (@hourly, @every 1m).
+var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// NewDaemon prepares a daemon that runs r.Pass(now()) on spec; a bad spec is an error here, at start-up.
+func NewDaemon(r *Releaser, spec string, now func() time.Time, logger *slog.Logger) (*Daemon, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if now == nil {
+		now = time.Now
+	}
+	if _, err := cronParser.Parse(spec); err != nil {
+		return nil, fmt.Errorf("release schedule %q is not a cron spec (e.g. \"@hourly\", \"*/15 * * * *\"): %w", spec, err)
+	}
+	cl := cronLogger{logger}
+	d := &Daemon{r: r, now: now, log: logger}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+	d.c = cron.New(cron.WithParser(cronParser), cron.WithLocation(time.UTC), cron.WithLogger(cl),
+		// SkipIfStillRunning outermost, Recover inside it: the other order leaks the skip token
+		// on a panic and the job never runs again (robfig/cron#366, DEPENDENCIES §4).
+		cron.WithChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)))
+	if _, err := d.c.AddFunc(spec, d.run); err != nil {
+		return nil, fmt.Errorf("release schedule %q: %w", spec, err)
+	}
+	return d, nil
+}
+
+// run is one scheduled pass; a busy index is logged and retried at the next tick.
+func (d *Daemon) run() {
+	now := d.now()
+	_, err := d.r.Pass(d.ctx, now)
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		d.log.Warn("release pass skipped: index busy; retrying at the next tick", "now", now.UTC(), "err", err)
+	case err != nil:
+		d.log.Error("release pass failed", "now", now.UTC(), "err", err)
+	}
+}
+
+// Start begins scheduling passes in the background.
+func (d *Daemon) Start() { d.c.Start() }
+
+// Stop stops scheduling and waits for a running pass to finish. When ctx ends first, the pass
+// is cancelled (its commit is rolled back or forward by the next pass) and ctx's error returned.
+func (d *Daemon) Stop(ctx context.Context) error {
+	var done context.Context
+	d.once.Do(func() { done = d.c.Stop() })
+	if done == nil {
+		return nil
+	}
+	select {
+	case <-done.Done():
+		d.cancel()
+		return nil
+	case <-ctx.Done():
+		d.cancel()
+		<-done.Done()
+		return fmt.Errorf("release daemon: stopped before the running pass finished: %w", ctx.Err())
+	}
+}
+
+// cronLogger sends cron's logs to slog.
+type cronLogger struct{ l *slog.Logger }
+
+// Info logs cron's routine events at Debug, and a skipped tick as a warning.
+func (c cronLogger) Info(msg string, kv ...any) {
+	if msg == "skip" {
+		c.l.Warn("release pass still running: this tick is skipped", kv...)
+		return
+	}
+	c.l.Debug("cron: "+msg, kv...)
+}
+
+// Error logs cron's errors, recovered panics included.
+func (c cronLogger) Error(err error, msg string, kv ...any) {
+	c.l.Error("cron: "+msg, append(kv, "err", err)...)
+}

@@ -1,0 +1,63 @@
+package lookup
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// reference renders a capture through encoding/json: what the hand encoder must match.
+func reference(c *capture) captureJSON {
+	j := captureJSON{
+		URL: c.url(), Timestamp: formatTime(c.time), Status: int(c.status), State: stateEmbargoed,
+		ReleaseAt: formatTime(c.releaseAt), PayloadDigest: c.digest(), Mime: c.mime,
+		ContentUsage: c.usage, Revisit: c.revisit,
+	}
+	if h := c.headers(); h != "" {
+		j.Headers = json.RawMessage(h)
+	}
+	if j.ContentUsage == nil {
+		j.ContentUsage = []string{}
+	}
+	if c.released {
+		j.State = stateReleased
+		j.WARC = &warcJSON{File: c.file, Offset: c.offset, Length: c.length}
+	}
+	return j
+}
+
+func TestEncodeMatchesJSON(t *testing.T) {
+	t.Parallel()
+	s := standard(t).server(testNow)
+	cs := s.ix.Load().captures
+	tests := []struct {
+		name, url, matchType, next string
+		cs                         []capture
+	}{
+		{"every fixture capture", "https://example.com/", "prefix", "abc", cs},
+		{"one embargoed", "https://example.com/a", "", "", cs[:1]},
+		{"none", "https://example.com/<&>", "prefix", "", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			want := capturesJSON{URL: tc.url, MatchType: tc.matchType, NextCursor: tc.next, Captures: []captureJSON{}}
+			for i := range tc.cs {
+				want.Captures = append(want.Captures, reference(&tc.cs[i]))
+			}
+			wantJSON, err := json.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := appendCaptures(nil, tc.url, tc.matchType, tc.cs, tc.next)
+			var a, b any
+			if err := json.Unmarshal(got, &a); err != nil {
+				t.Fatalf("hand-encoded answer is not JSON: %v\n%s", err, got)
+			}
+			json.Unmarshal(wantJSON, &b)
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("hand encoder:\n%s\nencoding/json:\n%s", got, wantJSON)
+			}
+		})
+	}
+}

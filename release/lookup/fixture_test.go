@@ -1,0 +1,169 @@
+package lookup
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/store"
+)
+
+// fixture writes a public/ directory the way the releaser lays it out: shards with gzip members
+// and their CDXJ, tombstone CDXJ, and state.json. It is written by tests until the releaser is
+// used directly (see the end-to-end test).
+type fixture struct {
+	t      testing.TB
+	dir    string // the public directory
+	cdxj   map[string][]string
+	shards map[string]*bytes.Buffer
+	gen    int
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "public")
+	return &fixture{t: t, dir: dir, cdxj: map[string][]string{}, shards: map[string]*bytes.Buffer{}}
+}
+
+// add writes one CDXJ line for c into file (relative to public/).
+func (f *fixture) add(file string, c release.CDXJ) {
+	f.t.Helper()
+	key, err := store.SURT(c.URL)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	ts, err := time.Parse(time.RFC3339, c.Time)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.cdxj[file] = append(f.cdxj[file], key+" "+ts.Format("20060102150405")+" "+string(b))
+}
+
+// tombstone adds an embargoed capture.
+func (f *fixture) tombstone(c release.CDXJ) {
+	c.State = "embargoed"
+	c.Filename, c.Offset, c.Length = "tombstones/TOMBSTONES-20261129000000-00001.warc.gz", 0, 100
+	f.add("tombstones/TOMBSTONES-20261129000000-00001.cdxj", c)
+}
+
+// release adds a released capture whose response record carries body; it returns the line written.
+func (f *fixture) release(c release.CDXJ, contentType, body string) release.CDXJ {
+	f.t.Helper()
+	shard := "shards/PUBLIC-20261129000000-00001.warc.gz"
+	buf := f.shards[shard]
+	if buf == nil {
+		buf = &bytes.Buffer{}
+		f.shards[shard] = buf
+	}
+	c.State, c.Filename, c.Offset = "released", shard, int64(buf.Len())
+	http := "HTTP/1.1 200 OK\r\nContent-Type: " + contentType + "\r\nContent-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n" + body
+	typ := "response"
+	if c.Revisit {
+		typ, http = "revisit", "HTTP/1.1 200 OK\r\nContent-Type: "+contentType+"\r\n\r\n"
+	}
+	rec := "WARC/1.1\r\nWARC-Type: " + typ + "\r\nWARC-Record-ID: " + c.ID + "\r\nWARC-Target-URI: " + c.URL +
+		"\r\nWARC-Date: " + c.Time + "\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: " +
+		fmt.Sprint(len(http)) + "\r\n\r\n" + http + "\r\n\r\n"
+	zw := gzip.NewWriter(buf)
+	zw.Write([]byte(rec))
+	zw.Close()
+	c.Length = int64(buf.Len()) - c.Offset
+	f.add("shards/PUBLIC-20261129000000-00001.cdxj", c)
+	return c
+}
+
+// commit writes every file, byte-sorted CDXJ, and state.json with the next generation.
+func (f *fixture) commit() {
+	f.t.Helper()
+	for _, d := range []string{"shards", "tombstones"} {
+		if err := os.MkdirAll(filepath.Join(f.dir, d), 0o755); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	for name, lines := range f.cdxj {
+		slices.Sort(lines)
+		f.write(name, []byte(strings.Join(lines, "\n")+"\n"))
+	}
+	for name, b := range f.shards {
+		f.write(name, b.Bytes())
+	}
+	f.gen++
+	f.write("state.json", fmt.Appendf(nil, `{"generation": %d, "last_pass": "2026-11-29T21:00:00Z", "next_release": null}`, f.gen))
+}
+
+// write replaces one file atomically, as the releaser does.
+func (f *fixture) write(name string, b []byte) {
+	f.t.Helper()
+	p := filepath.Join(f.dir, name)
+	if err := os.WriteFile(p+".tmp", b, 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.Rename(p+".tmp", p); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// server opens a Server over the fixture at a fixed now.
+func (f *fixture) server(now time.Time) *Server {
+	f.t.Helper()
+	s, err := Open(f.dir, Options{Now: func() time.Time { return now }, Logger: discard})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+var testNow = time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)
+
+// standard is the fixture most tests share: one URL with an embargoed and a released capture,
+// a released capture that also has a tombstone line, a revisit, and a tree of pages for prefix queries.
+func standard(t testing.TB) *fixture {
+	f := newFixture(t)
+	f.tombstone(release.CDXJ{
+		URL: "https://example.com/a", Mime: "text/html", Status: 200, Digest: "sha256:aaaa", ID: "<urn:uuid:a2>",
+		Time: "2026-11-29T20:00:00Z", ReleaseAt: "2027-02-27T20:00:00Z", Usage: []string{"train-ai=n"},
+		Headers: [][2]string{{"Content-Type", "text/html"}, {"Last-Modified", "Sun, 29 Nov 2026 19:00:00 GMT"}},
+	})
+	f.release(release.CDXJ{
+		URL: "https://example.com/a", Mime: "text/html", Status: 200, Digest: "sha256:bbbb", ID: "<urn:uuid:a1>",
+		Time: "2026-08-01T10:00:00Z", ReleaseAt: "2026-08-08T10:00:00Z", Usage: []string{"train-ai=y", "search=y"},
+	}, "text/html", "<p>old version of a</p>")
+	// One capture with a tombstone line from an earlier pass and now a released line.
+	f.tombstone(release.CDXJ{
+		URL: "https://example.com/b", Mime: "text/plain", Status: 200, Digest: "sha256:cccc", ID: "<urn:uuid:b1>",
+		Time: "2026-10-01T00:00:00Z", ReleaseAt: "2026-10-08T00:00:00Z",
+		Headers: [][2]string{{"Content-Type", "text/plain"}},
+	})
+	f.release(release.CDXJ{
+		URL: "https://example.com/b", Mime: "text/plain", Status: 200, Digest: "sha256:cccc", ID: "<urn:uuid:b1>",
+		Time: "2026-10-01T00:00:00Z", ReleaseAt: "2026-10-08T00:00:00Z",
+	}, "text/plain", "b body")
+	f.release(release.CDXJ{
+		URL: "https://example.com/b", Mime: "text/plain", Status: 200, Digest: "sha256:cccc", ID: "<urn:uuid:b2>",
+		Time: "2026-10-02T00:00:00Z", ReleaseAt: "2026-10-09T00:00:00Z", Revisit: true, RefersTo: "<urn:uuid:b1>",
+	}, "text/plain", "")
+	for i := range 25 {
+		f.tombstone(release.CDXJ{
+			URL: fmt.Sprintf("https://example.com/tree/p%02d", i), Status: 200, Digest: "sha256:dd", ID: fmt.Sprintf("<urn:uuid:t%d>", i),
+			Time: "2026-11-20T00:00:00Z", ReleaseAt: fmt.Sprintf("2026-12-%02dT12:00:00Z", 1+i%5),
+		})
+	}
+	f.tombstone(release.CDXJ{
+		URL: "https://example.com/treehouse", Status: 200, Digest: "sha256:ee", ID: "<urn:uuid:th>",
+		Time: "2026-11-20T00:00:00Z", ReleaseAt: "2026-12-20T00:00:00Z",
+	})
+	f.commit()
+	return f
+}

@@ -1,0 +1,412 @@
+package lookup
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"io/fs"
+	"log/slog"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/archivectl/archivectl/release"
+)
+
+// The two states a public capture can be in.
+const (
+	stateReleased  = release.StateReleased
+	stateEmbargoed = release.StateEmbargoed
+)
+
+// maxLine bounds one CDXJ line; a longer one is skipped as malformed.
+const maxLine = 1 << 20
+
+// capture is one public capture as the lookup keeps it, compact for a million of them: the
+// SURT key, URL, payload digest and raw header JSON share one string; shared values are interned.
+type capture struct {
+	text                      string // key ‖ url ‖ digest ‖ headers JSON (empty when unknown)
+	keyEnd, urlEnd, digestEnd uint32
+	mime                      string   // interned
+	file                      string   // interned; relative to public/
+	usage                     []string // interned per distinct list
+	time                      int64    // capture time, Unix nanoseconds
+	releaseAt                 int64    // Unix nanoseconds
+	offset                    int64
+	length                    int64
+	id                        uint64 // hash of the capture id: lines of one capture share it
+	status                    uint16
+	released                  bool
+	revisit                   bool
+}
+
+func (c *capture) key() string     { return c.text[:c.keyEnd] }
+func (c *capture) url() string     { return c.text[c.keyEnd:c.urlEnd] }
+func (c *capture) digest() string  { return c.text[c.urlEnd:c.digestEnd] }
+func (c *capture) headers() string { return c.text[c.digestEnd:] }
+
+// withHeaders returns c carrying headers (raw JSON) instead of its own.
+func (c capture) withHeaders(headers string) capture {
+	c.text = c.text[:c.digestEnd] + headers
+	return c
+}
+
+// index is an immutable snapshot of the public side: every capture sorted by SURT, newest first
+// within a SURT, plus the number of embargoed captures due on each upcoming day.
+type index struct {
+	loaded     bool // false only before the first load
+	captures   []capture
+	released   int
+	embargoed  int
+	badLines   int
+	generation int64
+	state      publicState
+	loadedIn   time.Duration
+	days       []dayCount // embargoed captures per release day (UTC), ascending
+}
+
+// dayCount is how many embargoed captures come due on one UTC day.
+type dayCount struct {
+	day   time.Time
+	count int
+}
+
+// loadIndex reads every *.cdxj under shards/ and tombstones/ of the public directory fsys.
+// One capture id with both an embargoed and a released line is released (keeping the
+// tombstone's header fields); files still being written (.tmp, .open) are never read;
+// malformed lines are skipped, counted and logged.
+func loadIndex(fsys fs.FS, logger *slog.Logger) (*index, error) {
+	start := time.Now()
+	var names []string
+	for _, dir := range []string{"shards", "tombstones"} {
+		m, err := fs.Glob(fsys, dir+"/*.cdxj")
+		if err != nil {
+			return nil, fmt.Errorf("list public/%s: %w", dir, err)
+		}
+		names = append(names, m...)
+	}
+	results := make([]fileResult, len(names))
+	seed := maphash.MakeSeed()
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, name := range names {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i] = readFile(fsys, name, seed)
+		})
+	}
+	wg.Wait()
+
+	ix := &index{loaded: true}
+	total := 0
+	for i, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+		for _, e := range r.bad {
+			logger.Warn("skipping malformed CDXJ line", "file", names[i], "line", e.line, "err", e.err)
+		}
+		ix.badLines += len(r.bad)
+		for _, c := range r.chunks {
+			total += len(c)
+		}
+	}
+	ix.captures = make([]capture, 0, total)
+	for i := range results {
+		for j, c := range results[i].chunks {
+			ix.captures = append(ix.captures, c...)
+			results[i].chunks[j] = nil
+		}
+	}
+	slices.SortFunc(ix.captures, compareCaptures)
+	ix.captures = dedupe(ix.captures)
+
+	perDay := map[int64]int{}
+	for i := range ix.captures {
+		c := &ix.captures[i]
+		if c.released {
+			ix.released++
+			continue
+		}
+		ix.embargoed++
+		perDay[c.releaseAt/int64(24*time.Hour)]++
+	}
+	for d, n := range perDay {
+		ix.days = append(ix.days, dayCount{time.Unix(0, d*int64(24*time.Hour)).UTC(), n})
+	}
+	slices.SortFunc(ix.days, func(a, b dayCount) int { return a.day.Compare(b.day) })
+	ix.loadedIn = time.Since(start)
+	return ix, nil
+}
+
+// compareCaptures orders by SURT, then newest first, then released first, then by location.
+func compareCaptures(a, b capture) int {
+	return cmp.Or(strings.Compare(a.key(), b.key()), cmp.Compare(b.time, a.time),
+		compareBool(b.released, a.released), strings.Compare(a.file, b.file), cmp.Compare(a.offset, b.offset))
+}
+
+func compareBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// dedupe merges the lines of one capture, which sort next to each other (same key and time):
+// the released line wins (it sorts first) and keeps the header fields of a tombstone line.
+func dedupe(cs []capture) []capture {
+	out := cs[:0]
+	runStart := 0 // where the current run of equal key and time begins in out
+	for _, c := range cs {
+		if len(out) > runStart && (out[runStart].time != c.time || out[runStart].key() != c.key()) {
+			runStart = len(out)
+		}
+		merged := false
+		for j := runStart; j < len(out); j++ {
+			if out[j].id == c.id {
+				if out[j].digestEnd == uint32(len(out[j].text)) && c.digestEnd < uint32(len(c.text)) {
+					out[j] = out[j].withHeaders(c.headers())
+				}
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, c)
+		}
+	}
+	clear(cs[len(out):])
+	return out
+}
+
+// chunk is how many captures readFile collects before starting a new slice: growing one
+// slice of a million captures would copy (and write-barrier) every one of them many times.
+const chunk = 8192
+
+// fileResult is what one CDXJ file yielded.
+type fileResult struct {
+	chunks [][]capture
+	bad    []badLine
+	err    error
+}
+
+// badLine is a skipped line: its number and why.
+type badLine struct {
+	line int
+	err  error
+}
+
+// readFile parses one CDXJ file of the public directory.
+func readFile(fsys fs.FS, name string, seed maphash.Seed) (r fileResult) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		r.err = fmt.Errorf("open public/%s: %w", name, err)
+		return r
+	}
+	defer f.Close()
+	in := newInterner()
+	br := bufio.NewReaderSize(f, 256<<10)
+	cur := make([]capture, 0, chunk)
+	defer func() { r.chunks = append(r.chunks, cur) }()
+	for n := 1; ; n++ {
+		b, err := readLine(br)
+		if len(b) > 0 {
+			if p, perr := parseLine(b); perr != nil {
+				r.bad = append(r.bad, badLine{n, perr})
+			} else if c, cerr := toCapture(p, in, seed); cerr != nil {
+				r.bad = append(r.bad, badLine{n, cerr})
+			} else {
+				if len(cur) == chunk {
+					r.chunks = append(r.chunks, cur)
+					cur = make([]capture, 0, chunk)
+				}
+				cur = append(cur, c)
+			}
+		}
+		if err == io.EOF {
+			return r
+		}
+		if err != nil {
+			r.err = fmt.Errorf("read public/%s: %w", name, err)
+			return r
+		}
+	}
+}
+
+// readLine returns the next line without its end; a line longer than maxLine comes back as
+// a marker that fails to parse, so it is counted as malformed rather than ending the file.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	b, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		long := append([]byte(nil), b...)
+		for err == bufio.ErrBufferFull {
+			b, err = br.ReadSlice('\n')
+			if len(long) < maxLine {
+				long = append(long, b...)
+			}
+		}
+		if len(long) >= maxLine {
+			return []byte("line too long"), err
+		}
+		b = long
+	}
+	return bytes.TrimRight(b, "\r\n"), err
+}
+
+// toCapture turns a parsed line into the compact form.
+func toCapture(p parsed, in *interner, seed maphash.Seed) (capture, error) {
+	f := &p.f
+	c := capture{
+		mime: in.string(f.mime), file: in.string(f.filename), time: p.time, releaseAt: p.releaseAt,
+		offset: f.offset, length: f.length, status: uint16(f.status),
+		released: string(f.state) == stateReleased, revisit: f.revisit,
+	}
+	if c.released {
+		if c.file == "" || c.length == 0 {
+			return c, fmt.Errorf("released capture %s has no record location", f.url)
+		}
+		if !fs.ValidPath(c.file) || !strings.HasPrefix(c.file, "shards/") {
+			return c, fmt.Errorf("record file %q is not under shards/", c.file)
+		}
+	}
+	var err error
+	if c.usage, err = in.list(f.usage); err != nil {
+		return c, fmt.Errorf("usage: %w", err)
+	}
+	if len(f.id) > 0 {
+		c.id = maphash.Bytes(seed, f.id)
+		if f.idEscaped {
+			id, ok := unescape(in.buf[:0], f.id)
+			if !ok {
+				var s string
+				if err := json.Unmarshal(append(append([]byte{'"'}, f.id...), '"'), &s); err != nil {
+					return c, fmt.Errorf("id: %w", err)
+				}
+				id = []byte(s)
+			}
+			c.id, in.buf = maphash.Bytes(seed, id), id
+		}
+	} else { // no id: the capture is its key, time and digest
+		c.id = maphash.String(seed, string(p.key)+" "+string(f.time)+" "+string(f.digest))
+	}
+	var b strings.Builder
+	b.Grow(len(p.key) + len(f.url) + len(f.digest) + len(f.headers))
+	b.Write(p.key)
+	b.Write(f.url)
+	b.Write(f.digest)
+	b.Write(f.headers)
+	c.text = b.String()
+	c.keyEnd = uint32(len(p.key))
+	c.urlEnd = c.keyEnd + uint32(len(f.url))
+	c.digestEnd = c.urlEnd + uint32(len(f.digest))
+	return c, nil
+}
+
+// interner shares, within one file, the strings and lists that many captures repeat.
+type interner struct {
+	strings map[string]string
+	lists   map[string][]string
+	buf     []byte // scratch for decoding ids
+}
+
+func newInterner() *interner {
+	return &interner{strings: map[string]string{}, lists: map[string][]string{}}
+}
+
+// string returns the shared copy of b.
+func (in *interner) string(b []byte) string {
+	if s, ok := in.strings[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	in.strings[s] = s
+	return s
+}
+
+// list returns the shared decoding of a raw JSON array of strings; nil for an absent or empty one.
+func (in *interner) list(raw []byte) ([]string, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	if l, ok := in.lists[string(raw)]; ok {
+		return l, nil
+	}
+	var l []string
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return nil, err
+	}
+	if len(l) == 0 {
+		l = nil
+	}
+	in.lists[string(raw)] = l
+	return l, nil
+}
+
+// exact returns the captures whose SURT is key, newest first.
+func (ix *index) exact(key string) []capture {
+	lo, _ := slices.BinarySearchFunc(ix.captures, key, func(c capture, k string) int { return strings.Compare(c.key(), k) })
+	hi := lo
+	for hi < len(ix.captures) && ix.captures[hi].key() == key {
+		hi++
+	}
+	return ix.captures[lo:hi]
+}
+
+// prefix returns up to limit captures, in index order, whose SURT matches m, starting after
+// the position after (the zero cursor starts at the beginning). more says whether any remain.
+func (ix *index) prefix(m matcher, after cursor, limit int) (page []capture, more bool) {
+	i, _ := slices.BinarySearchFunc(ix.captures, m.from, func(c capture, k string) int { return strings.Compare(c.key(), k) })
+	if after.key != "" {
+		j, found := slices.BinarySearchFunc(ix.captures, after.capture(), compareCaptures)
+		if found {
+			j++
+		}
+		i = max(i, j)
+	}
+	for ; i < len(ix.captures); i++ {
+		c := &ix.captures[i]
+		if !strings.HasPrefix(c.key(), m.from) {
+			break
+		}
+		if !m.match(c.key()) {
+			continue
+		}
+		if len(page) == limit {
+			return page, true
+		}
+		page = append(page, *c)
+	}
+	return page, false
+}
+
+// matcher selects the SURT keys of a prefix query.
+type matcher struct {
+	from string // every match starts with it
+	dir  bool   // the URL ended in "/": match the key itself and what lies below it, not siblings
+}
+
+// match reports whether key is selected.
+func (m matcher) match(key string) bool {
+	if !m.dir {
+		return strings.HasPrefix(key, m.from)
+	}
+	rest := key[len(m.from):]
+	return rest == "" || rest[0] == '/' || rest[0] == '?'
+}
+
+// upcoming returns the release days from the day of now on.
+func (ix *index) upcoming(now time.Time) []dayCount {
+	today := now.UTC().Truncate(24 * time.Hour)
+	i, _ := slices.BinarySearchFunc(ix.days, today, func(d dayCount, t time.Time) int { return d.day.Compare(t) })
+	return ix.days[i:]
+}

@@ -1,0 +1,272 @@
+package lookup
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxWARCHeader bounds the WARC header block of a record read back.
+const maxWARCHeader = 64 << 10
+
+// handleRecord answers GET /api/v1/record?url=URL[&timestamp=T][&format=F]: the released record
+// of a capture (the newest released one without timestamp), as its WARC record ("warc", the
+// default), its exact public gzip member ("warc.gz", digests verify) or its HTTP payload as
+// archived ("payload"). An embargoed capture answers 403 with its release time.
+func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
+	q, err := parseQuery(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	format := r.URL.Query().Get("format")
+	switch format {
+	case "":
+		format = "warc"
+	case "warc", "warc.gz", "payload":
+	default:
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("format %q is unknown; use warc, warc.gz or payload", format))
+		return
+	}
+	ix := s.ix.Load()
+	cs := ix.exact(q.key)
+	c, err := pick(cs, r.URL.Query().Get("timestamp"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	switch {
+	case len(cs) == 0:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
+		return
+	case c == nil:
+		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has no capture at %s; list them at /api/v1/captures?url=", q.raw, r.URL.Query().Get("timestamp")))
+		return
+	case !c.released:
+		writeJSON(w, http.StatusForbidden, apiError{
+			Error:     fmt.Sprintf("this capture of %s is under embargo until %s; only its tombstone is public", c.url(), formatTime(c.releaseAt)),
+			ReleaseAt: formatTime(c.releaseAt),
+		})
+		return
+	}
+	if format == "payload" && c.revisit {
+		orig := original(cs, c)
+		if orig == nil {
+			writeError(w, http.StatusNotFound, fmt.Sprintf("this capture of %s is a revisit and the record it repeats is not public", c.url()))
+			return
+		}
+		c = orig
+	}
+	if err := s.serveRecord(w, c, format); err != nil {
+		s.log.Error("record not served", "url", c.url(), "file", c.file, "offset", c.offset, "err", err)
+		writeError(w, http.StatusInternalServerError, fmt.Sprintf("the public record of %s cannot be read (%v); run archivectl verify", c.url(), err))
+	}
+}
+
+// pick returns the capture a record request means: the one at timestamp (14 digits or RFC 3339,
+// to the second), or without one the newest released capture, else the newest of all.
+func pick(cs []capture, timestamp string) (*capture, error) {
+	if timestamp == "" {
+		for i := range cs {
+			if cs[i].released {
+				return &cs[i], nil
+			}
+		}
+		if len(cs) > 0 {
+			return &cs[0], nil
+		}
+		return nil, nil
+	}
+	t, err := time.Parse("20060102150405", timestamp)
+	if err != nil {
+		if t, err = time.Parse(time.RFC3339Nano, timestamp); err != nil {
+			return nil, fmt.Errorf("timestamp %q is neither 14 digits (YYYYMMDDhhmmss) nor RFC 3339", timestamp)
+		}
+	}
+	want := t.Unix()
+	var hit *capture
+	for i := range cs {
+		if time.Unix(0, cs[i].time).Unix() == want && (hit == nil || cs[i].released && !hit.released) {
+			hit = &cs[i]
+		}
+	}
+	return hit, nil
+}
+
+// original finds the released record a revisit repeats: same URL key and payload digest.
+func original(cs []capture, rev *capture) *capture {
+	for i := range cs {
+		if c := &cs[i]; c.released && !c.revisit && c.digest() == rev.digest() {
+			return c
+		}
+	}
+	return nil
+}
+
+// serveRecord streams a released capture's record in the given format. Errors before the first
+// byte is written are returned; later ones can only cut the answer short.
+func (s *Server) serveRecord(w http.ResponseWriter, c *capture, format string) error {
+	f, err := s.fsys.Open(c.file)
+	if err != nil {
+		return fmt.Errorf("open public/%s: %w", c.file, err)
+	}
+	defer f.Close()
+	ra, ok := f.(io.ReaderAt)
+	if !ok {
+		return fmt.Errorf("public/%s does not allow random access", c.file)
+	}
+	member := io.NewSectionReader(ra, c.offset, c.length)
+	stamp := time.Unix(0, c.time).UTC()
+	name := stamp.Format("20060102150405") + "-" + fileSafe(c.url())
+	h := w.Header()
+	h.Set("Memento-Datetime", stamp.Format(http.TimeFormat))
+	if format == "warc.gz" {
+		h.Set("Content-Type", "application/gzip")
+		h.Set("Content-Length", strconv.FormatInt(c.length, 10))
+		h.Set("Content-Disposition", `attachment; filename="`+name+`.warc.gz"`)
+		_, err := io.Copy(w, member)
+		return s.streamed(err, c)
+	}
+	gz, err := gzip.NewReader(member)
+	if err != nil {
+		return fmt.Errorf("public/%s at %d: %w", c.file, c.offset, err)
+	}
+	gz.Multistream(false)
+	if format == "warc" {
+		br := bufio.NewReader(gz)
+		if _, err := br.Peek(5); err != nil {
+			return fmt.Errorf("public/%s at %d: %w", c.file, c.offset, err)
+		}
+		h.Set("Content-Type", "application/warc")
+		h.Set("Content-Disposition", `attachment; filename="`+name+`.warc"`)
+		_, err := io.Copy(w, br)
+		return s.streamed(err, c)
+	}
+	p, err := readPayload(gz)
+	if err != nil {
+		return fmt.Errorf("public/%s at %d: %w", c.file, c.offset, err)
+	}
+	defer p.body.Close()
+	if p.target != c.url() {
+		return fmt.Errorf("public/%s at %d holds %q, not %q", c.file, c.offset, p.target, c.url())
+	}
+	for _, k := range []string{"Content-Type", "Content-Encoding", "Content-Language"} {
+		if v := p.header.Get(k); v != "" {
+			h.Set(k, v)
+		}
+	}
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/octet-stream")
+	}
+	// The archived payload is someone else's content: render it in a sandbox, scripts off, nothing loaded.
+	h.Set("Content-Security-Policy", "sandbox; default-src 'none'; style-src 'unsafe-inline'")
+	h.Set("X-Archive-Status", strconv.Itoa(p.status))
+	_, err = io.Copy(w, p.body)
+	return s.streamed(err, c)
+}
+
+// streamed logs an error that happened while streaming: the status line is gone and the client
+// sees a short body, so there is nothing left to answer.
+func (s *Server) streamed(err error, c *capture) error {
+	if err != nil {
+		s.log.Debug("record answer cut short", "url", c.url(), "err", err)
+	}
+	return nil
+}
+
+// fileSafe turns a URL into a file-name fragment.
+func fileSafe(u string) string {
+	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
+	b := []byte(u)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 100 {
+		b = b[:100]
+	}
+	return string(b)
+}
+
+// payload is the HTTP payload of a WARC response record.
+type payload struct {
+	target string
+	status int
+	header http.Header
+	body   io.ReadCloser
+}
+
+// readPayload reads a decompressed WARC response record up to its HTTP payload: the WARC header
+// block, then the HTTP response head (chunked transfer coding undone, content coding kept as sent).
+func readPayload(r io.Reader) (payload, error) {
+	var p payload
+	br := bufio.NewReader(io.LimitReader(r, 1<<40))
+	wh, err := readWARCHeader(br)
+	if err != nil {
+		return p, err
+	}
+	if t := wh.Get("WARC-Type"); t != "response" {
+		return p, fmt.Errorf("record is a %q, not a response", t)
+	}
+	if ct := wh.Get("Content-Type"); !strings.HasPrefix(ct, "application/http") {
+		return p, fmt.Errorf("record block is %q, not application/http", ct)
+	}
+	n, err := strconv.ParseInt(wh.Get("Content-Length"), 10, 64)
+	if err != nil || n < 0 {
+		return p, fmt.Errorf("record Content-Length %q is not a length", wh.Get("Content-Length"))
+	}
+	p.target = strings.Trim(wh.Get("WARC-Target-URI"), "<>")
+	resp, err := http.ReadResponse(bufio.NewReader(io.LimitReader(br, n)), nil)
+	if err != nil {
+		return p, fmt.Errorf("HTTP response in record: %w", err)
+	}
+	p.status, p.header, p.body = resp.StatusCode, resp.Header, resp.Body
+	return p, nil
+}
+
+// readWARCHeader reads the version line and header fields of a WARC record.
+func readWARCHeader(br *bufio.Reader) (textproto.MIMEHeader, error) {
+	version, err := br.ReadSlice('\n')
+	if err != nil {
+		return nil, fmt.Errorf("WARC version line: %w", err)
+	}
+	if !strings.HasPrefix(string(version), "WARC/1.") {
+		return nil, fmt.Errorf("not a WARC record: starts %q", trunc(string(version), 20))
+	}
+	var size int
+	h := textproto.MIMEHeader{}
+	for {
+		b, err := br.ReadSlice('\n') // a line longer than the buffer fails with bufio.ErrBufferFull
+		if err != nil {
+			return nil, fmt.Errorf("WARC header: %w", err)
+		}
+		if size += len(b); size > maxWARCHeader {
+			return nil, errors.New("WARC header longer than 64 KiB")
+		}
+		l := strings.TrimRight(string(b), "\r\n")
+		if l == "" {
+			return h, nil
+		}
+		k, v, ok := strings.Cut(l, ":")
+		if !ok {
+			return nil, fmt.Errorf("WARC header line %q has no colon", trunc(l, 40))
+		}
+		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+}
+
+// trunc shortens s to n bytes for an error message.
+func trunc(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

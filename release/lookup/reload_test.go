@@ -1,0 +1,129 @@
+package lookup
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/archivectl/archivectl/release"
+)
+
+func TestRefreshOnNewGeneration(t *testing.T) {
+	t.Parallel()
+	f := standard(t)
+	s := f.server(testNow)
+	if reloaded, err := s.Refresh(); err != nil || reloaded {
+		t.Fatalf("Refresh with nothing new = %v, %v; want no reload", reloaded, err)
+	}
+	// A release pass in another process adds a capture; until state.json changes, nothing moves.
+	f.tombstone(release.CDXJ{URL: "https://example.com/new", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:new>",
+		Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
+	gen := f.gen
+	f.commit()
+	if rec := get(t, s, "/api/v1/captures?url=https://example.com/new"); rec.Code != 404 {
+		t.Fatalf("before Refresh: status %d, want 404", rec.Code)
+	}
+	if reloaded, err := s.Refresh(); err != nil || !reloaded {
+		t.Fatalf("Refresh after generation %d→%d = %v, %v; want a reload", gen, f.gen, reloaded, err)
+	}
+	if rec := get(t, s, "/api/v1/captures?url=https://example.com/new"); rec.Code != 200 {
+		t.Fatalf("after Refresh: status %d, want 200", rec.Code)
+	}
+	if got := s.ix.Load().generation; got != int64(f.gen) {
+		t.Errorf("generation %d, want %d", got, f.gen)
+	}
+}
+
+func TestNoPublicDirectoryYet(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t) // public/ does not exist: nothing has been released
+	s := f.server(testNow)
+	if rec := get(t, s, "/api/v1/captures?url=https://example.com/a"); rec.Code != 404 {
+		t.Fatalf("status %d, want 404", rec.Code)
+	}
+	if rec := get(t, s, "/"); rec.Code != 200 {
+		t.Fatalf("page: status %d, want 200", rec.Code)
+	}
+	f.tombstone(release.CDXJ{URL: "https://example.com/a", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:1>",
+		Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
+	f.commit()
+	if reloaded, err := s.Refresh(); err != nil || !reloaded {
+		t.Fatalf("Refresh = %v, %v; want the first load", reloaded, err)
+	}
+	if rec := get(t, s, "/api/v1/captures?url=https://example.com/a"); rec.Code != 200 {
+		t.Fatalf("status %d, want 200", rec.Code)
+	}
+}
+
+func TestBadStateKeepsServing(t *testing.T) {
+	t.Parallel()
+	f := standard(t)
+	s := f.server(testNow)
+	f.write("state.json", []byte("{half a file"))
+	if _, err := s.Refresh(); err == nil {
+		t.Fatal("Refresh of a corrupt state.json gave no error")
+	}
+	if rec := get(t, s, "/api/v1/captures?url=https://example.com/a"); rec.Code != 200 {
+		t.Fatalf("status %d, want the previous index to keep answering", rec.Code)
+	}
+}
+
+// Lookups go on, always answering from a complete index, while passes replace files and reload.
+func TestAnswersDuringReloads(t *testing.T) {
+	t.Parallel()
+	f := standard(t)
+	s := f.server(testNow)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var failures atomic.Int64
+	for range 4 {
+		wg.Go(func() {
+			for !stop.Load() {
+				rec := get(t, s, "/api/v1/captures?url=https://example.com/a")
+				if rec.Code != http.StatusOK {
+					failures.Add(1)
+				}
+				var got capturesJSON
+				decode(t, rec.Body, &got)
+				if len(got.Captures) != 2 {
+					failures.Add(1)
+				}
+			}
+		})
+	}
+	for i := range 20 {
+		f.tombstone(release.CDXJ{URL: fmt.Sprintf("https://example.com/more/%d", i), Status: 200, Digest: "sha256:01",
+			ID: fmt.Sprintf("<urn:uuid:m%d>", i), Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
+		f.commit()
+		if _, err := s.Refresh(); err != nil {
+			t.Error(err)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if n := failures.Load(); n > 0 {
+		t.Errorf("%d lookups failed during reloads", n)
+	}
+	if got := s.ix.Load().embargoed; got != 1+25+1+20 {
+		t.Errorf("%d embargoed after reloads, want %d", got, 47)
+	}
+}
+
+func TestIgnoresUnfinishedFiles(t *testing.T) {
+	t.Parallel()
+	f := standard(t)
+	line := `com,example)/partial 20261129000000 {"url":"https://example.com/partial","digest":"sha256:1","length":0,"offset":0,"filename":"","release_at":"2026-12-01T00:00:00Z","id":"x","state":"embargoed","time":"2026-11-29T00:00:00Z"}` + "\n"
+	for _, name := range []string{"shards/PUBLIC-x.cdxj.tmp", "tombstones/TOMBSTONES-x.cdxj.open", "shards/notes.txt"} {
+		if err := os.WriteFile(filepath.Join(f.dir, name), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := f.server(testNow)
+	if rec := get(t, s, "/api/v1/captures?url=https://example.com/partial"); rec.Code != 404 {
+		t.Errorf("a line from an unfinished file was served: status %d", rec.Code)
+	}
+}

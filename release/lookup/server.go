@@ -1,0 +1,171 @@
+// Package lookup serves what the archive has made public: a JSON API and a page for people over
+// the public CDXJ indexes the releaser writes (released captures and tombstones), and the
+// released records themselves. It reads only the public directory, never the sealed repository,
+// and never writes anything.
+//
+// Routes:
+//
+//	GET /api/v1/captures?url=URL[&matchType=exact|prefix&limit=N&cursor=C]   captures of a URL (or below a prefix)
+//	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed
+//	GET /api/v1/calendar                                                     upcoming releases per day
+//	GET /  ?url=URL                                                          the page: search, captures, countdown, calendar
+//	GET /calendar.svg                                                        the release calendar alone
+package lookup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configures a Server; the zero value is usable.
+type Options struct {
+	Now        func() time.Time      // the clock for countdowns and the calendar; time.Now when nil
+	Logger     *slog.Logger          // slog.Default() when nil
+	Registerer prometheus.Registerer // where the lookup's metrics go; none registered when nil
+	Metrics    http.Handler          // served at /metrics when set
+	Refresh    time.Duration         // how often Watch checks state.json; 1s when zero
+}
+
+// Server is the lookup service over one public directory. It is an http.Handler.
+type Server struct {
+	fsys    fs.FS
+	opt     Options
+	log     *slog.Logger
+	now     func() time.Time
+	ix      atomic.Pointer[index]
+	mu      sync.Mutex // serialises Refresh
+	stamp   stamp      // of the state.json the current index was loaded under
+	metrics *metrics
+	handler http.Handler
+}
+
+// Open returns a Server over the public directory dir, with its index loaded. dir is opened as
+// an os.Root, so no name in an index can reach outside it; it may not exist yet (nothing has
+// been released), in which case the index is empty until it appears.
+func Open(dir string, opt Options) (*Server, error) {
+	return New(&rootFS{dir: dir}, opt)
+}
+
+// New returns a Server over the public directory fsys, with its index loaded.
+func New(fsys fs.FS, opt Options) (*Server, error) {
+	s := &Server{fsys: fsys, opt: opt, log: opt.Logger, now: opt.Now}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.opt.Refresh <= 0 {
+		s.opt.Refresh = time.Second
+	}
+	m, err := newMetrics(opt.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	s.metrics = m
+	s.ix.Store(&index{})
+	if _, err := s.Refresh(); err != nil {
+		return nil, err
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Refresh reloads the index when public/state.json has changed to a new generation since the
+// last load, and reports whether it did. The old index keeps answering until the new one is
+// complete, and replaces it in one step.
+func (s *Server) Refresh() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := statState(s.fsys)
+	if err != nil {
+		return false, err
+	}
+	cur := s.ix.Load()
+	if st.mod.Equal(s.stamp.mod) && st.size == s.stamp.size && cur.loaded {
+		return false, nil
+	}
+	ps, err := readState(s.fsys)
+	if err != nil {
+		s.metrics.reloads.WithLabelValues("error").Inc()
+		return false, err
+	}
+	if ps.Generation == cur.generation && cur.loaded {
+		next := *cur
+		next.state = ps
+		s.ix.Store(&next)
+		s.stamp = st
+		return false, nil
+	}
+	ix, err := loadIndex(s.fsys, s.log)
+	if err != nil {
+		s.metrics.reloads.WithLabelValues("error").Inc()
+		return false, err
+	}
+	ix.generation, ix.state = ps.Generation, ps
+	s.ix.Store(ix)
+	s.stamp = st
+	s.metrics.loaded(ix)
+	s.log.Info("public index loaded", "generation", ix.generation, "released", ix.released,
+		"embargoed", ix.embargoed, "malformed_lines", ix.badLines, "took", ix.loadedIn.Round(time.Millisecond))
+	return true, nil
+}
+
+// Watch checks state.json every Options.Refresh and reloads on a new generation, until ctx ends.
+func (s *Server) Watch(ctx context.Context) {
+	t := time.NewTicker(s.opt.Refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.Refresh(); err != nil {
+				s.log.Warn("public index not reloaded; still serving the previous one", "err", err)
+			}
+		}
+	}
+}
+
+// rootFS is the public directory opened as an os.Root on first use, so that it may appear
+// after the service starts and no name inside it can lead outside it.
+type rootFS struct {
+	dir  string
+	mu   sync.Mutex
+	root *os.Root
+}
+
+// Open opens name inside the public directory.
+func (r *rootFS) Open(name string) (fs.File, error) {
+	r.mu.Lock()
+	if r.root == nil {
+		root, err := os.OpenRoot(r.dir)
+		if err != nil {
+			r.mu.Unlock()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+			}
+			return nil, fmt.Errorf("open public directory: %w", err)
+		}
+		r.root = root
+	}
+	root := r.root
+	r.mu.Unlock()
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return root.Open(name)
+}

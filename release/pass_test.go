@@ -1,0 +1,284 @@
+package release
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/archivectl/archivectl/store"
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestPassSchedule releases a crawl over 91 days: at each step exactly the captures due are
+// public, each once, the rest have one tombstone each, and no body of a capture still under
+// embargo is in any public file.
+func TestPassSchedule(t *testing.T) {
+	t.Parallel()
+	a := buildArchive(t, t.TempDir(), 40)
+	r := newTestReleaser(a.dir)
+	steps := []struct {
+		name string
+		now  time.Time
+	}{
+		{"crawl day", t0.Add(time.Hour)},
+		{"after a week", t0.Add(8 * 24 * time.Hour)},
+		{"after a month", t0.Add(32 * 24 * time.Hour)},
+		{"after a quarter", t0.Add(91 * 24 * time.Hour)},
+	}
+	prevReleased := 0
+	for _, st := range steps {
+		s := mustPass(t, r, st.now)
+		due := 0
+		for _, e := range a.entries {
+			if !e.ReleaseAt.After(st.now) {
+				due++
+			}
+		}
+		if got := prevReleased + s.Released; got != due {
+			t.Errorf("%s: released %d in all, want %d", st.name, got, due)
+		}
+		prevReleased += s.Released
+		released, embargoed := publicLines(t, a.dir)
+		pub := snapshot(t, a.dir)
+		for _, e := range a.entries {
+			isDue := !e.ReleaseAt.After(st.now)
+			switch {
+			case isDue && released[e.ID] != 1:
+				t.Errorf("%s: capture %s (release %s) has %d released lines, want 1", st.name, e.ID, e.ReleaseAt, released[e.ID])
+			case !isDue && released[e.ID] != 0:
+				t.Errorf("%s: capture %s released before %s", st.name, e.ID, e.ReleaseAt)
+			case !isDue && embargoed[e.ID] != 1:
+				t.Errorf("%s: capture %s has %d tombstones, want 1", st.name, e.ID, embargoed[e.ID])
+			}
+			if isDue {
+				continue
+			}
+			for name, b := range pub {
+				if bytes.Contains(plainText(t, name, b), []byte(a.secrets[e.ID])) {
+					t.Errorf("%s: %s holds the body of embargoed capture %s", st.name, name, e.ID)
+				}
+			}
+		}
+		var want time.Time
+		for _, e := range a.entries {
+			if e.ReleaseAt.After(st.now) && (want.IsZero() || e.ReleaseAt.Before(want)) {
+				want = e.ReleaseAt
+			}
+		}
+		if !s.Next.Equal(want) {
+			t.Errorf("%s: next release %v, want %v", st.name, s.Next, want)
+		}
+		mustVerify(t, a.dir)
+	}
+}
+
+// TestPassIdempotent: a second pass at the same now changes no byte under public/.
+func TestPassIdempotent(t *testing.T) {
+	t.Parallel()
+	a := buildArchive(t, t.TempDir(), 12)
+	r := newTestReleaser(a.dir)
+	now := t0.Add(8 * 24 * time.Hour)
+	first := mustPass(t, r, now)
+	if first.Released == 0 || first.Tombstoned == 0 {
+		t.Fatalf("first pass released %d, tombstoned %d: the test needs both", first.Released, first.Tombstoned)
+	}
+	before := snapshot(t, a.dir)
+	second := mustPass(t, r, now)
+	if second.Released != 0 || second.Tombstoned != 0 {
+		t.Errorf("second pass released %d, tombstoned %d, want 0, 0", second.Released, second.Tombstoned)
+	}
+	if after := snapshot(t, a.dir); !maps.EqualFunc(before, after, bytes.Equal) {
+		t.Errorf("public/ changed on a second pass at the same now")
+	}
+}
+
+// TestPublicFiles checks the layout, modes, warcinfo-first shards and the CDXJ of released lines.
+func TestPublicFiles(t *testing.T) {
+	t.Parallel()
+	a := buildArchive(t, t.TempDir(), 24)
+	r := newTestReleaser(a.dir)
+	now := t0.Add(time.Hour)
+	mustPass(t, r, now)
+	shards, _ := filepath.Glob(filepath.Join(a.dir, "public", "shards", "PUBLIC-20260301130000-*.warc.gz"))
+	tombs, _ := filepath.Glob(filepath.Join(a.dir, "public", "tombstones", "TOMBSTONES-20260301130000-*.warc.gz"))
+	if len(shards) == 0 || len(tombs) == 0 {
+		t.Fatalf("shards %v, tombstones %v: want both", shards, tombs)
+	}
+	for _, p := range append(shards, tombs...) {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644", p, st.Mode().Perm())
+		}
+		if _, err := os.Stat(strings.TrimSuffix(p, ".warc.gz") + ".cdxj"); err != nil {
+			t.Errorf("no CDXJ beside %s: %v", p, err)
+		}
+	}
+	st, err := os.Stat(filepath.Join(a.dir, "public"))
+	if err != nil || st.Mode().Perm() != 0o755 {
+		t.Errorf("public/: %v %v, want mode 0755", st.Mode().Perm(), err)
+	}
+	var s State
+	b, _ := os.ReadFile(filepath.Join(a.dir, "public", "state.json"))
+	if err := json.Unmarshal(b, &s); err != nil || s.Generation == 0 || !s.LastPass.Equal(now) || s.NextRelease == nil {
+		t.Errorf("state.json = %s (%v)", b, err)
+	}
+	ix, _ := store.OpenIndex(filepath.Join(a.dir, "index.db"), time.Second)
+	for _, e := range a.entries {
+		got, _, err := ix.Get(e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := store.Tombstoned
+		if !e.ReleaseAt.After(now) {
+			want = store.Released
+		}
+		if got.State != want || got.Public.File == "" {
+			t.Errorf("capture %s: state %s at %+v, want %s", e.ID, got.State, got.Public, want)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(a.dir, "release-tmp")); len(entries) != 0 {
+		t.Errorf("release-tmp/ holds %d files after a pass", len(entries))
+	}
+	if _, err := os.Stat(journalPath(a.dir)); !os.IsNotExist(err) {
+		t.Errorf("journal left behind: %v", err)
+	}
+}
+
+// TestShardRotation: a small shard size splits one pass over several shards, each with a warcinfo first.
+func TestShardRotation(t *testing.T) {
+	t.Parallel()
+	a := buildArchive(t, t.TempDir(), 40)
+	r := New(a.dir, Options{ShardSize: 4 << 10, Logger: quietLogger()})
+	s := mustPass(t, r, t0.Add(91*24*time.Hour))
+	shards, _ := filepath.Glob(filepath.Join(a.dir, "public", "shards", "*.warc.gz"))
+	if len(shards) < 3 {
+		t.Errorf("%d captures in %d shards of 4 KiB, want several", s.Released, len(shards))
+	}
+	mustVerify(t, a.dir)
+}
+
+// TestPassBusy: a pass gives up with store.ErrBusy, within its timeout, when index.db or the release lock is held.
+func TestPassBusy(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		hold func(t *testing.T, dir string) func()
+	}{
+		{"index.db held", func(t *testing.T, dir string) func() {
+			db, err := bolt.Open(filepath.Join(dir, "index.db"), 0o600, &bolt.Options{Timeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func() { db.Close() }
+		}},
+		{"another pass", func(t *testing.T, dir string) func() {
+			unlock, err := lock(dir, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return unlock
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := buildArchive(t, t.TempDir(), 4)
+			release := tc.hold(t, a.dir)
+			r := New(a.dir, Options{LockTimeout: 100 * time.Millisecond, Logger: quietLogger()})
+			start := time.Now()
+			_, err := r.Pass(context.Background(), t0.Add(time.Hour))
+			if !errors.Is(err, store.ErrBusy) {
+				t.Errorf("Pass = %v, want an error wrapping store.ErrBusy", err)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("a busy pass took %v", d)
+			}
+			release()
+			mustPass(t, r, t0.Add(time.Hour))
+			mustVerify(t, a.dir)
+		})
+	}
+}
+
+// TestRevisitOrder: a revisit due with its original is released in the same pass, after it;
+// one whose original is not public is held back.
+func TestRevisitOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testCapture("https://a.example/same", t0, 7, 1)
+	es1, err := s.Seal(context.Background(), []store.Capture{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Time = t0.Add(24 * time.Hour)
+	es2, err := s.Seal(context.Background(), []store.Capture{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	orig, rev := es1[0], es2[0]
+	if !rev.Revisit || rev.RefersTo != orig.ID {
+		t.Fatalf("second capture is not a revisit of the first: %+v", rev)
+	}
+	r := newTestReleaser(dir)
+	ix, _ := store.OpenIndex(filepath.Join(dir, "index.db"), time.Second)
+	p := &pass{r: r, ix: ix}
+	deferred := map[string]bool{}
+	got, err := p.order([]store.Entry{rev}, deferred)
+	if err != nil || len(got) != 0 || !deferred[rev.ID] {
+		t.Errorf("order(revisit alone) = %d entries, deferred %v, %v; want it held back", len(got), deferred, err)
+	}
+	got, err = p.order([]store.Entry{rev, orig}, map[string]bool{})
+	if err != nil || len(got) != 2 || got[0].ID != orig.ID {
+		t.Errorf("order(revisit, original) did not keep both, in sealed order: %v", err)
+	}
+	sum := mustPass(t, r, rev.ReleaseAt)
+	if sum.Released != 2 {
+		t.Errorf("released %d, want the original and its revisit", sum.Released)
+	}
+	mustVerify(t, dir)
+}
+
+// TestPassRefusesBadJournal: a journal that cannot be read or applied stops the pass with one
+// line saying what to do, and changes nothing public.
+func TestPassRefusesBadJournal(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		journal string
+		want    string
+	}{
+		{"damaged", `{"pass":`, "is damaged"},
+		{"lost files", `{"pass":"2026-03-01T13:00:00Z","files":[{"tmp":"release-tmp/gone.warc.gz","public":"shards/gone.warc.gz"}]}`, "lost both"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := buildArchive(t, t.TempDir(), 4)
+			if err := os.WriteFile(journalPath(a.dir), []byte(tc.journal), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := newTestReleaser(a.dir).Pass(context.Background(), t0.Add(time.Hour))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("Pass = %v, want one line containing %q", err, tc.want)
+			}
+			if n := len(snapshot(t, a.dir)); n != 0 {
+				t.Errorf("%d public files written despite the bad journal", n)
+			}
+		})
+	}
+}
