@@ -2,12 +2,318 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
+	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/lookup"
+	"github.com/archivectl/archivectl/store"
 )
 
-// runDemo is not built yet.
+// demoMarker marks a directory as made by archivectl demo, so a rerun may empty it and nothing else.
+const demoMarker = ".archivectl-demo"
+
+// demoPasses are the days after the crawl at which the demo runs release passes.
+var demoPasses = []int{0, 8, 32, 91}
+
+// runDemo crawls the embedded demo web, releases it over 91 days and serves the lookup page.
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "archivectl demo: not implemented yet")
-	return 1
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var common commonFlags
+	common.register(fs)
+	noServe := fs.Bool("no-serve", false, "stop after the release passes instead of serving the lookup page")
+	listen := fs.String("listen", "", "address of the lookup page (default 127.0.0.1:8080)")
+	delay := fs.Duration("delay", 100*time.Millisecond, "minimum delay between requests to one demo origin")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "archivectl demo: takes no arguments; see archivectl demo -h")
+		return 2
+	}
+	if common.data == "" {
+		common.data = "./demo-data"
+	}
+	cfg, err := common.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
+		return 2
+	}
+	if *listen != "" {
+		cfg.Serve.Listen = *listen
+	}
+	if err := freshDemoDir(cfg.Data); err != nil {
+		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
+		return 1
+	}
+	d := &demo{cfg: cfg, out: stdout, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if err := d.run(ctx, *delay); err != nil {
+		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
+		return 1
+	}
+	if *noServe {
+		return 0
+	}
+	if err := d.serve(ctx); err != nil {
+		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// demo is one run of the demonstration.
+type demo struct {
+	cfg   Config
+	out   io.Writer
+	log   *slog.Logger
+	names map[string]string // origin URL → demo origin name
+	last  time.Time         // the time of the last release pass
+}
+
+// freshDemoDir empties dir if an earlier demo made it, and refuses any other non-empty directory.
+func freshDemoDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case len(entries) == 0:
+	default:
+		if _, err := os.Stat(filepath.Join(dir, demoMarker)); err != nil {
+			return fmt.Errorf("%s exists and was not made by archivectl demo: choose another --data", dir)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("cannot empty the previous demo: %w", err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, demoMarker), []byte("made by archivectl demo; removed by the next run\n"), 0o644)
+}
+
+// run starts the demo web, crawls it, and runs the release passes, printing each step.
+func (d *demo) run(ctx context.Context, delay time.Duration) error {
+	site, err := demoweb.Start()
+	if err != nil {
+		return fmt.Errorf("cannot start the demo web: %w", err)
+	}
+	defer site.Close()
+	d.names = map[string]string{}
+	fmt.Fprintln(d.out, "== The demo web: one loopback origin per robots.txt policy")
+	tw := tabwriter.NewWriter(d.out, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ORIGIN\tURL\tPOLICY")
+	for _, o := range site.Origins {
+		d.names[o.URL] = o.Name
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", o.Name, o.URL, o.Policy)
+	}
+	tw.Flush()
+
+	var seeds []*url.URL
+	for _, s := range site.Seeds() {
+		u, err := url.Parse(s)
+		if err != nil {
+			return err
+		}
+		seeds = append(seeds, u)
+	}
+	fmt.Fprintf(d.out, "\n== Crawl: %d seeds, at most one request at a time per origin, %s apart\n", len(seeds), delay)
+	cc := d.cfg.Crawl
+	sum, err := crawler.Run(ctx, crawler.Config{
+		DataDir:   d.cfg.Data,
+		Seeds:     seeds,
+		Agent:     cc.Agent,
+		UserAgent: fmt.Sprintf("%s (+%s)", cc.Agent, d.cfg.Contact),
+		Delay:     delay,
+		MaxDelay:  cc.MaxDelay,
+		Retries:   0,
+		Store: store.Options{
+			Software:     "archivectl",
+			Operator:     "archivectl demo",
+			Contact:      d.cfg.Contact,
+			RobotsPolicy: "obey",
+			Digest:       d.cfg.Store.Digest,
+		},
+		Log:   io.Discard,
+		Level: slog.LevelWarn,
+	})
+	if err != nil {
+		return fmt.Errorf("crawl: %w", err)
+	}
+	sum.WriteTo(d.out)
+	fmt.Fprintf(d.out, "  (the demo web answered %d requests; robots.txt first on every origin)\n", len(site.Requests()))
+
+	rel := release.New(d.cfg.Data, release.Options{Logger: d.log})
+	start := time.Now().UTC().Truncate(time.Second).Add(time.Second) // after every capture
+	seen := map[string]bool{}
+	for i, days := range demoPasses {
+		at := start.Add(time.Duration(days) * 24 * time.Hour)
+		s, err := rel.Pass(ctx, at)
+		if err != nil {
+			return fmt.Errorf("release pass at %s: %w", at.Format(time.RFC3339), err)
+		}
+		d.last = at
+		fmt.Fprintf(d.out, "\n== Release pass %d at now + %d days (%s): %d released, %d new tombstones",
+			i+1, days, at.Format("2006-01-02 15:04"), s.Released, s.Tombstoned)
+		if !s.Next.IsZero() {
+			fmt.Fprintf(d.out, "; next release %s", s.Next.Format("2006-01-02 15:04"))
+		}
+		fmt.Fprintln(d.out)
+		if err := d.table(seen); err != nil {
+			return err
+		}
+	}
+	problems, err := release.Verify(ctx, d.cfg.Data)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("verify found %d problems, the first: %s", len(problems), problems[0])
+	}
+	fmt.Fprintf(d.out, "\n== verify: every public record is byte-identical to its sealed source; no tombstone holds a body\n")
+	return nil
+}
+
+// table prints what the public side holds now: captures that became public in this pass, and the
+// tombstones still standing with their release times. seen holds the ids already public.
+func (d *demo) table(seen map[string]bool) error {
+	lines, err := publicLines(filepath.Join(d.cfg.Data, "public"))
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(d.out, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "  \tORIGIN\tPATH\tRELEASE AT\tSTATUS\tUSAGE")
+	rows := 0
+	for _, l := range lines {
+		if strings.HasSuffix(l.URL, "/robots.txt") || (l.State == release.StateReleased && seen[l.ID]) {
+			continue
+		}
+		what := "tombstone"
+		if l.State == release.StateReleased {
+			what, seen[l.ID] = "public", true
+		}
+		origin, path := d.split(l.URL)
+		usage := strings.Join(l.Usage, ", ")
+		if usage == "" {
+			usage = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\n", what, origin, path, releaseDay(l.ReleaseAt), l.Status, usage)
+		rows++
+	}
+	if rows == 0 {
+		fmt.Fprintln(d.out, "  nothing new became public, and no tombstone is left")
+		return nil
+	}
+	return tw.Flush()
+}
+
+// split names a captured URL by its demo origin and its path.
+func (d *demo) split(raw string) (origin, path string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "?", raw
+	}
+	origin = d.names[u.Scheme+"://"+u.Host]
+	if origin == "" {
+		origin = u.Host
+	}
+	return origin, u.RequestURI()
+}
+
+// releaseDay shortens an RFC 3339 release time for the table.
+func releaseDay(s string) string {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return s
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
+// publicLines reads every CDXJ line under public/: each capture once, released over embargoed,
+// ordered by state (public first), then origin and path.
+func publicLines(public string) ([]release.Line, error) {
+	byID := map[string]release.Line{}
+	for _, sub := range []string{"shards", "tombstones"} {
+		names, _ := filepath.Glob(filepath.Join(public, sub, "*.cdxj"))
+		for _, name := range names {
+			b, err := os.ReadFile(name)
+			if err != nil {
+				return nil, err
+			}
+			for _, raw := range strings.SplitAfter(string(b), "\n") {
+				if strings.TrimSpace(raw) == "" {
+					continue
+				}
+				l, err := release.ParseLine([]byte(raw))
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", name, err)
+				}
+				if old, ok := byID[l.ID]; !ok || old.State != release.StateReleased {
+					byID[l.ID] = l
+				}
+			}
+		}
+	}
+	lines := make([]release.Line, 0, len(byID))
+	for _, l := range byID {
+		lines = append(lines, l)
+	}
+	slices.SortFunc(lines, func(a, b release.Line) int {
+		if a.State != b.State {
+			return strings.Compare(b.State, a.State) // "released" before "embargoed"
+		}
+		if a.ReleaseAt != b.ReleaseAt {
+			return strings.Compare(a.ReleaseAt, b.ReleaseAt)
+		}
+		return strings.Compare(a.URL, b.URL)
+	})
+	return lines, nil
+}
+
+// serve runs the lookup page over the demo's public side until ctx ends, its clock at the last pass.
+func (d *demo) serve(ctx context.Context) error {
+	last := d.last
+	srv, err := lookup.Open(filepath.Join(d.cfg.Data, "public"), lookup.Options{
+		Now:    func() time.Time { return last },
+		Logger: d.log,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", d.cfg.Serve.Listen)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w (choose another with --listen, or skip with --no-serve)", d.cfg.Serve.Listen, err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(d.out, "\n== Lookup page: http://%s/  (its clock stands at the last pass, %s; Ctrl-C stops it)\n",
+		ln.Addr(), last.Format("2006-01-02 15:04"))
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(shut)
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

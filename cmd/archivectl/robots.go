@@ -2,12 +2,280 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/archivectl/archivectl/crawler/aipref"
+	"github.com/archivectl/archivectl/crawler/robots"
 )
 
-// runRobots is not built yet.
+const robotsUsage = `usage: archivectl robots [--agent TOKEN] [--robots FILE] URL...
+
+Evaluates robots.txt (RFC 9309 with Archive-Embargo, Embargo-Allow and Content-Usage) for
+each URL and prints one JSON object per URL. With --robots FILE ("-" for stdin) the file is
+used for every URL; without it /robots.txt is fetched from each URL's origin.
+
+flags:
+`
+
+// robotsResult is one line of output: the contract fields first (DESIGN §5), then the extras.
+type robotsResult struct {
+	URL          string            `json:"url"`
+	Allowed      bool              `json:"allowed"`
+	EmbargoDays  *int              `json:"embargo_days"`  // null: no valid Archive-Embargo applies, or not allowed
+	ContentUsage []string          `json:"content_usage"` // raw statements of the longest-matching Content-Usage rule(s)
+	Usage        map[string]string `json:"usage"`         // combined per category: allow, disallow, unknown; null when not allowed
+	Rule         robots.Rule       `json:"rule"`          // the deciding rule
+	CrawlDelay   *float64          `json:"crawl_delay"`   // seconds; null when the group sets none
+	Robots       robotsSource      `json:"robots"`        // where the rules came from
+}
+
+// robotsSource says which robots.txt decided and how it was obtained.
+type robotsSource struct {
+	URL          string `json:"url"`              // the robots.txt URL, or the file given with --robots
+	Availability string `json:"availability"`     // available, unavailable (allow all), unreachable (disallow all)
+	Status       int    `json:"status,omitempty"` // HTTP status of the last exchange
+	Reason       string `json:"reason,omitempty"` // how the fetch ended
+	Stale        bool   `json:"stale,omitempty"`  // a cached copy used while unreachable
+}
+
+// runRobots is "archivectl robots".
 func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "archivectl robots: not implemented yet")
-	return 1
+	fs := flag.NewFlagSet("robots", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported below, in one line
+	var common commonFlags
+	common.register(fs)
+	agent := fs.String("agent", "", "product token matched against user-agent lines (default from config: archivectl)")
+	file := fs.String("robots", "", `robots.txt file to evaluate ("-" for stdin); without it, fetch from each URL's origin`)
+	rawURLs, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stderr, robotsUsage)
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl robots: %v; run \"archivectl robots -h\" for the flags\n", err)
+		return 2
+	}
+	cfg, err := common.load()
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
+		return 2
+	}
+	token := cfg.Crawl.Agent
+	agentSet := false
+	fs.Visit(func(f *flag.Flag) { agentSet = agentSet || f.Name == "agent" })
+	if agentSet {
+		token = *agent
+	}
+	if !robots.ValidAgent(token) {
+		fmt.Fprintf(stderr, "archivectl robots: invalid --agent %q: a product token is letters, '-' and '_' only, e.g. archivectl\n", token)
+		return 2
+	}
+	if len(rawURLs) == 0 {
+		fmt.Fprintln(stderr, "archivectl robots: no URL given; usage: archivectl robots --agent TOKEN [--robots FILE] URL...")
+		return 2
+	}
+	targets := make([]target, len(rawURLs))
+	for i, raw := range rawURLs {
+		if targets[i], err = parseTarget(raw, *file != ""); err != nil {
+			fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
+			return 2
+		}
+	}
+
+	var rulesFor func(origin string) (*robots.Robots, error)
+	if *file != "" {
+		body, err := readRobotsFile(*file, stdin)
+		if err != nil {
+			fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
+			return 2
+		}
+		r := &robots.Robots{Availability: robots.Available, Policy: robots.NewPolicy(body), Reason: "read from " + *file}
+		rulesFor = func(string) (*robots.Robots, error) { return r, nil }
+	} else {
+		ua := cfg.Crawl.UserAgent
+		if ua == "" {
+			ua = fmt.Sprintf("Mozilla/5.0 (compatible; %s; +%s)", token, cfg.Contact)
+		}
+		client := &http.Client{Timeout: cfg.Crawl.Timeout}
+		cache := robots.NewCache(robots.HTTPFetch(client, ua), time.Now, robots.CacheOptions{})
+		rulesFor = func(origin string) (*robots.Robots, error) {
+			r, _, err := cache.Get(ctx, origin)
+			return r, err
+		}
+	}
+
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	for _, t := range targets {
+		r, err := rulesFor(t.origin)
+		if err != nil {
+			fmt.Fprintf(stderr, "archivectl robots: interrupted: %v\n", err)
+			return 1
+		}
+		res := evaluateTarget(t, token, r)
+		if *file != "" {
+			res.Robots.URL = *file
+		}
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(stderr, "archivectl robots: writing output: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// parseInterspersed parses flags that may stand before, between or after the positional
+// arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil // everything after "--" is positional
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// target is one URL argument: its origin and its path-and-query as the user wrote them.
+type target struct {
+	raw       string
+	origin    string // scheme://host[:port]; "" for a bare path
+	pathQuery string // "/" when the URL has no path; fragment dropped
+}
+
+// parseTarget checks one URL argument. The path and query are taken as written (RFC 9309
+// normalisation applies later), so a stray "%" in them is no error. With a robots.txt file a
+// bare path ("/a?b") is accepted too; without one the URL must be http or https, since its
+// origin's robots.txt is fetched.
+func parseTarget(raw string, haveFile bool) (target, error) {
+	t := target{raw: raw}
+	rest, _, _ := strings.Cut(raw, "#")
+	if haveFile && strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "//") {
+		t.pathQuery = rest
+		return t, nil
+	}
+	scheme, hier, ok := strings.Cut(rest, "://")
+	if !ok {
+		return t, fmt.Errorf("invalid URL %q: not absolute; give an absolute URL such as https://example.com/page", raw)
+	}
+	authority := hier
+	if i := strings.IndexAny(hier, "/?"); i >= 0 {
+		authority, t.pathQuery = hier[:i], hier[i:]
+	}
+	if !strings.HasPrefix(t.pathQuery, "/") {
+		t.pathQuery = "/" + t.pathQuery
+	}
+	u, err := url.Parse(scheme + "://" + authority)
+	if err != nil {
+		return t, fmt.Errorf("invalid URL %q: %v; give an absolute URL such as https://example.com/page", raw, unwrapURLError(err))
+	}
+	if u.Host == "" {
+		return t, fmt.Errorf("invalid URL %q: no host; give a URL such as https://example.com/page", raw)
+	}
+	if !haveFile && u.Scheme != "http" && u.Scheme != "https" {
+		return t, fmt.Errorf("cannot fetch robots.txt for %q: only http and https are fetched; pass the file with --robots FILE", raw)
+	}
+	t.origin = robots.Origin(u)
+	return t, nil
+}
+
+// unwrapURLError drops net/url's repetition of the URL from its error.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// readRobotsFile reads at most what the parser uses (plus one byte to tell a cut line).
+func readRobotsFile(name string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader = stdin
+	if r == nil {
+		r = strings.NewReader("")
+	}
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read robots.txt file: %v; check the path given with --robots", err)
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return nil, fmt.Errorf("cannot read robots.txt file %s: it is a directory; give a file with --robots", name)
+		}
+		r = f
+	}
+	body, err := io.ReadAll(io.LimitReader(r, robots.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read robots.txt file %s: %v", name, err)
+	}
+	return body, nil
+}
+
+// evaluateTarget builds the output line for one URL.
+func evaluateTarget(t target, token string, r *robots.Robots) robotsResult {
+	d := r.EvaluatePath(token, t.pathQuery)
+	res := robotsResult{
+		URL:          t.raw,
+		Allowed:      d.Allowed,
+		ContentUsage: d.ContentUsage,
+		Rule:         d.Rule,
+		Robots: robotsSource{
+			Availability: r.Availability.String(),
+			Reason:       r.Reason,
+			Stale:        r.Stale,
+		},
+	}
+	if res.ContentUsage == nil {
+		res.ContentUsage = []string{}
+	}
+	if t.origin != "" {
+		res.Robots.URL = t.origin + "/robots.txt"
+	}
+	if n := len(r.Hops); n > 0 {
+		res.Robots.Status = r.Hops[n-1].Status
+	}
+	if d.Allowed && d.Period.Days() > 0 {
+		days := d.Period.Days()
+		res.EmbargoDays = &days
+	}
+	if d.CrawlDelay > 0 {
+		s := d.CrawlDelay.Seconds()
+		res.CrawlDelay = &s
+	}
+	if d.Allowed {
+		ps := make([]aipref.Prefs, 0, len(d.ContentUsage))
+		for _, s := range d.ContentUsage {
+			p, _ := aipref.Parse(s) // an unparseable statement leaves every category unknown (D18)
+			ps = append(ps, p)
+		}
+		combined := aipref.Combine(ps...)
+		res.Usage = make(map[string]string)
+		for _, label := range aipref.Categories() {
+			res.Usage[label] = map[aipref.Value]string{aipref.Allow: "allow", aipref.Disallow: "disallow"}[combined.Get(label)]
+			if res.Usage[label] == "" {
+				res.Usage[label] = "unknown"
+			}
+		}
+	}
+	return res
 }
