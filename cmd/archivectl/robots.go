@@ -55,7 +55,7 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	common.register(fs)
 	agent := fs.String("agent", "", "product token matched against user-agent lines (default from config: archivectl)")
 	file := fs.String("robots", "", `robots.txt file to evaluate ("-" for stdin); without it, fetch from each URL's origin`)
-	rawURLs, err := parseInterspersed(fs, args)
+	rawURLs, err := parseRobotsArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stderr, robotsUsage)
 		fs.SetOutput(stderr)
@@ -85,9 +85,9 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintln(stderr, "archivectl robots: no URL given; usage: archivectl robots --agent TOKEN [--robots FILE] URL...")
 		return 2
 	}
-	targets := make([]target, len(rawURLs))
+	targets := make([]robotsTarget, len(rawURLs))
 	for i, raw := range rawURLs {
-		if targets[i], err = parseTarget(raw, *file != ""); err != nil {
+		if targets[i], err = parseRobotsTarget(raw, *file != ""); err != nil {
 			fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
 			return 2
 		}
@@ -123,7 +123,7 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			fmt.Fprintf(stderr, "archivectl robots: interrupted: %v\n", err)
 			return 1
 		}
-		res := evaluateTarget(t, token, r)
+		res := evaluateRobotsTarget(t, token, r)
 		if *file != "" {
 			res.Robots.URL = *file
 		}
@@ -135,9 +135,9 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	return 0
 }
 
-// parseInterspersed parses flags that may stand before, between or after the positional
+// parseRobotsArgs parses flags that may stand before, between or after the positional
 // arguments, and returns the positional ones.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseRobotsArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -155,19 +155,19 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// target is one URL argument: its origin and its path-and-query as the user wrote them.
-type target struct {
+// robotsTarget is one URL argument: its origin and its path-and-query as the user wrote them.
+type robotsTarget struct {
 	raw       string
 	origin    string // scheme://host[:port]; "" for a bare path
 	pathQuery string // "/" when the URL has no path; fragment dropped
 }
 
-// parseTarget checks one URL argument. The path and query are taken as written (RFC 9309
+// parseRobotsTarget checks one URL argument. The path and query are taken as written (RFC 9309
 // normalisation applies later), so a stray "%" in them is no error. With a robots.txt file a
 // bare path ("/a?b") is accepted too; without one the URL must be http or https, since its
 // origin's robots.txt is fetched.
-func parseTarget(raw string, haveFile bool) (target, error) {
-	t := target{raw: raw}
+func parseRobotsTarget(raw string, haveFile bool) (robotsTarget, error) {
+	t := robotsTarget{raw: raw}
 	rest, _, _ := strings.Cut(raw, "#")
 	if haveFile && strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "//") {
 		t.pathQuery = rest
@@ -186,7 +186,7 @@ func parseTarget(raw string, haveFile bool) (target, error) {
 	}
 	u, err := url.Parse(scheme + "://" + authority)
 	if err != nil {
-		return t, fmt.Errorf("invalid URL %q: %v; give an absolute URL such as https://example.com/page", raw, unwrapURLError(err))
+		return t, fmt.Errorf("invalid URL %q: %v; give an absolute URL such as https://example.com/page", raw, robotsURLError(err))
 	}
 	if u.Host == "" {
 		return t, fmt.Errorf("invalid URL %q: no host; give a URL such as https://example.com/page", raw)
@@ -198,8 +198,8 @@ func parseTarget(raw string, haveFile bool) (target, error) {
 	return t, nil
 }
 
-// unwrapURLError drops net/url's repetition of the URL from its error.
-func unwrapURLError(err error) error {
+// robotsURLError drops net/url's repetition of the URL from its error.
+func robotsURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		return ue.Err
@@ -231,8 +231,8 @@ func readRobotsFile(name string, stdin io.Reader) ([]byte, error) {
 	return body, nil
 }
 
-// evaluateTarget builds the output line for one URL.
-func evaluateTarget(t target, token string, r *robots.Robots) robotsResult {
+// evaluateRobotsTarget builds the output line for one URL.
+func evaluateRobotsTarget(t robotsTarget, token string, r *robots.Robots) robotsResult {
 	d := r.EvaluatePath(token, t.pathQuery)
 	res := robotsResult{
 		URL:          t.raw,

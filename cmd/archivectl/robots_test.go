@@ -51,8 +51,8 @@ func decodeRobotsLines(t *testing.T, out string) []robotsLine {
 	return lines
 }
 
-// days renders embargo_days: "-" for null.
-func days(d *int) string {
+// robotsDays renders embargo_days: "-" for null.
+func robotsDays(d *int) string {
 	if d == nil {
 		return "-"
 	}
@@ -65,7 +65,7 @@ func (r robotsLine) summary() string {
 	if r.Usage != nil {
 		usage = r.Usage["train-ai"]
 	}
-	return fmt.Sprintf("%v %s %q %s %d:%s", r.Allowed, days(r.EmbargoDays), r.ContentUsage, usage, r.Rule.Line, r.Rule.Kind)
+	return fmt.Sprintf("%v %s %q %s %d:%s", r.Allowed, robotsDays(r.EmbargoDays), r.ContentUsage, usage, r.Rule.Line, r.Rule.Kind)
 }
 
 const robotsE2 = "User-Agent: *\nArchive-Embargo: m\nEmbargo-Allow: /news\nDisallow: /\nContent-Usage: train-ai=n\nCrawl-delay: 2.5\n"
@@ -149,8 +149,8 @@ func TestRobotsCommandBadInput(t *testing.T) {
 	}
 }
 
-// buildArchivectl builds the command into dir and returns the binary's path.
-func buildArchivectl(t *testing.T, dir string) string {
+// buildRobotsBinary builds archivectl into dir and returns the binary's path.
+func buildRobotsBinary(t *testing.T, dir string) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -166,7 +166,7 @@ func buildArchivectl(t *testing.T, dir string) string {
 func TestRobotsBinary(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	exe := buildArchivectl(t, dir)
+	exe := buildRobotsBinary(t, dir)
 	file := filepath.Join(dir, "robots.txt")
 	if err := os.WriteFile(file, []byte(robotsE2), 0o644); err != nil {
 		t.Fatal(err)
@@ -279,8 +279,8 @@ func TestRobotsCommandSpec(t *testing.T) {
 				t.Fatalf("%d lines, want 1", len(lines))
 			}
 			got := lines[0]
-			if got.Allowed != tc.Allowed || days(got.EmbargoDays) != days(tc.EmbargoDays) {
-				t.Errorf("allowed %v embargo %s, want %v %s", got.Allowed, days(got.EmbargoDays), tc.Allowed, days(tc.EmbargoDays))
+			if got.Allowed != tc.Allowed || robotsDays(got.EmbargoDays) != robotsDays(tc.EmbargoDays) {
+				t.Errorf("allowed %v embargo %s, want %v %s", got.Allowed, robotsDays(got.EmbargoDays), tc.Allowed, robotsDays(tc.EmbargoDays))
 			}
 			if fmt.Sprintf("%q", got.ContentUsage) != fmt.Sprintf("%q", append([]string{}, tc.ContentUsage...)) {
 				t.Errorf("content_usage %q, want %q", got.ContentUsage, tc.ContentUsage)

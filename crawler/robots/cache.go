@@ -43,6 +43,24 @@ type entry struct {
 	cur         *Robots       // the result in force
 	good        *Robots       // the last Available result, used while unreachable
 	unreachable time.Time     // start of the current unreachable spell; zero when reachable
+	validators  Validators    // of the good copy, for a conditional refetch
+}
+
+// Validators are the cache validators of the robots.txt copy a Cache holds. The Cache hands
+// them to its FetchFunc through the context; a FetchFunc that sends them as If-None-Match and
+// If-Modified-Since (as HTTPFetch does) lets an unchanged file cost a 304 (D22).
+type Validators struct {
+	ETag         string
+	LastModified string
+}
+
+// validatorsKey is the context key of Validators.
+type validatorsKey struct{}
+
+// ValidatorsFrom returns the validators a Cache put in the context of a FetchFunc call.
+func ValidatorsFrom(ctx context.Context) (Validators, bool) {
+	v, ok := ctx.Value(validatorsKey{}).(Validators)
+	return v, ok
 }
 
 // NewCache returns a cache that fetches with fetch and reads time from now.
@@ -101,8 +119,12 @@ func (c *Cache) Get(ctx context.Context, origin string) (r *Robots, fresh bool, 
 func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.Time) (*Robots, error) {
 	r := &Robots{Origin: origin, FetchedAt: now}
 	target := origin + "/robots.txt"
+	fctx := ctx
+	if e.good != nil && e.validators != (Validators{}) {
+		fctx = context.WithValue(ctx, validatorsKey{}, e.validators)
+	}
 	for {
-		f, err := c.fetch(ctx, target, c.opts.Limit)
+		f, err := c.fetch(fctx, target, c.opts.Limit)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -115,6 +137,13 @@ func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.T
 			r.Availability, r.Policy, r.Reason = Available, NewPolicy(f.Body), "HTTP "+strconv.Itoa(s)
 			r.Expires = now.Add(c.ttl(f.Header, now))
 			e.good, e.unreachable = r, time.Time{}
+			e.validators = Validators{ETag: f.Header.Get("ETag"), LastModified: f.Header.Get("Last-Modified")}
+			return r, nil
+		case s == http.StatusNotModified && e.good != nil:
+			r.Availability, r.Policy = Available, e.good.Policy
+			r.Reason = "HTTP 304: the copy fetched " + e.good.FetchedAt.UTC().Format(time.RFC3339) + " is unchanged"
+			r.Expires = now.Add(c.ttl(f.Header, now))
+			e.unreachable = time.Time{}
 			return r, nil
 		case s >= 300 && s < 400:
 			next, reason := redirectTarget(f)

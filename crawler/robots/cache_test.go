@@ -397,3 +397,34 @@ func TestHTTPFetchLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestCacheRevalidation(t *testing.T) {
+	t.Parallel()
+	var conditional atomic.Int32
+	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("If-None-Match") == `"v1"` && r.Header.Get("If-Modified-Since") == "Sun, 29 Nov 2026 10:00:00 GMT" {
+			conditional.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Last-Modified", "Sun, 29 Nov 2026 10:00:00 GMT")
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+	})
+	clk := &clock{t: t0}
+	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
+	if _, _, err := c.Get(context.Background(), s.URL); err != nil {
+		t.Fatal(err)
+	}
+	clk.add(25 * time.Hour)
+	r, fresh, err := c.Get(context.Background(), s.URL)
+	if err != nil || !fresh {
+		t.Fatalf("Get = fresh %v, err %v", fresh, err)
+	}
+	if conditional.Load() != 1 || r.Availability != Available || r.Stale || r.Hops[0].Status != 304 {
+		t.Errorf("conditional requests %d, availability %v, stale %v; want one 304 keeping the copy", conditional.Load(), r.Availability, r.Stale)
+	}
+	if evalPath(r, "/private") || !evalPath(r, "/public") || r.Expires != clk.now().Add(24*time.Hour) {
+		t.Errorf("rules or TTL not kept after 304: expires %v", r.Expires)
+	}
+}

@@ -23,7 +23,8 @@ type Fetched struct {
 type FetchFunc func(ctx context.Context, url string, limit int64) (*Fetched, error)
 
 // HTTPFetch is a FetchFunc over net/http: client's transport and timeout, redirects returned
-// rather than followed, userAgent as the User-Agent header.
+// rather than followed, userAgent as the User-Agent header, and the Cache's Validators as
+// conditional request headers.
 func HTTPFetch(client *http.Client, userAgent string) FetchFunc {
 	c := *client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -33,6 +34,14 @@ func HTTPFetch(client *http.Client, userAgent string) FetchFunc {
 			return nil, fmt.Errorf("robots.txt request %s: %w", url, err)
 		}
 		req.Header.Set("User-Agent", userAgent)
+		if v, ok := ValidatorsFrom(ctx); ok {
+			if v.ETag != "" {
+				req.Header.Set("If-None-Match", v.ETag)
+			}
+			if v.LastModified != "" {
+				req.Header.Set("If-Modified-Since", v.LastModified)
+			}
+		}
 		resp, err := c.Do(req)
 		if err != nil {
 			return nil, err // a *url.Error, which names the method and URL

@@ -46,6 +46,11 @@ func FuzzMatch(f *testing.F) {
 		}
 		p := compilePattern(pat)
 		np := normalize(path, false)
+		for i := 0; i < len(np); i++ {
+			if c := np[i]; c <= ' ' || c >= 0x7F || unsafeASCII[c] || c == '*' || c == '$' {
+				t.Fatalf("normalize(%q) = %q keeps octet %q", path, np, c)
+			}
+		}
 		want := matchPositionSet(normalize(pat, true), np)
 		if got := p.match(np); got != want {
 			t.Fatalf("match(%q, %q) = %v, reference %v", pat, path, got, want)

@@ -249,3 +249,20 @@ func TestEvaluateManyRules(t *testing.T) {
 		}
 	}
 }
+
+func TestEvaluateDoesNotAllocate(t *testing.T) {
+	var body strings.Builder
+	body.WriteString("User-agent: *\nArchive-Embargo: w\n")
+	for i := 0; i < 200; i++ { // enough rules for the prefix index
+		fmt.Fprintf(&body, "Disallow: /p%d/*.php$\nAllow: /p%d/a*b\nEmbargo-Allow: /q%d\n", i, i, i)
+	}
+	p := NewPolicy([]byte(body.String()))
+	// Paths already in normal form (D4), as net/url writes them; others are normalised into one new string.
+	paths := []string{"/p7/x.php", "/p7/ab", "/q1/x?y=1", "/other/page.html", "/robots.txt", "/caf%C3%A9"}
+	p.Evaluate("archivectl", "/") // computes the agent's merged group once
+	for _, path := range paths {
+		if n := testing.AllocsPerRun(100, func() { p.Evaluate("archivectl", path) }); n != 0 {
+			t.Errorf("Evaluate(%q) allocates %.0f times per run, want 0", path, n)
+		}
+	}
+}
