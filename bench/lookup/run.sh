@@ -39,22 +39,29 @@ grep -o 'released=[0-9]* embargoed=[0-9]* malformed_lines=[0-9]* took=[^ ]*' "$O
 grep -E 'VmRSS' /proc/$pid/status | sed 's/^/memory: /'
 
 export URLS="$OUT/data/urls.txt"
-wrk -t"$THREADS" -c"$CONNS" -d3s -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" >/dev/null # warm-up
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, in clock ticks
 tick=$(getconf CLK_TCK)
-before=$(cpu $pid)
-wrk -t"$THREADS" -c"$CONNS" -d"$DUR" --latency -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" | tee "$OUT/wrk.txt"
-after=$(cpu $pid)
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/wrk.txt")
-p99=$(awk '$1 == "99%" {print $2}' "$OUT/wrk.txt")
-non2xx=$(awk '/Non-2xx/ {print $NF}' "$OUT/wrk.txt")
-requests=$(awk '/requests in/ {print $1}' "$OUT/wrk.txt")
-# CPU the server spent per answer: on a busy shared machine this, not the wall-clock rate, says
-# what 2 idle cores would sustain (2 cores / CPU per answer, before wrk's own share).
-us=$(awk -v a="$after" -v b="$before" -v t="$tick" -v n="$requests" 'BEGIN {printf "%.1f", (a - b) / t / n * 1e6}')
-echo "RESULT captures=$N requests_per_s=$rps p99=$p99 non_2xx=${non2xx:-0} server_cpu_per_request=${us}us (goal: >= 20000 req/s, p99 < 5ms)"
+# measure LABEL WRK-ARGS...: one wrk run; prints requests/s, p99 and the server's CPU per answer.
+measure() {
+	local label=$1 before after; shift
+	before=$(cpu $pid)
+	wrk -t"$THREADS" -c"$CONNS" -d"$DUR" --latency "$@" >"$OUT/wrk-$label.txt"
+	after=$(cpu $pid)
+	awk -v label="$label" -v a="$after" -v b="$before" -v t="$tick" '
+		/requests in/ {n = $1} /Requests\/sec/ {rps = $2} $1 == "99%" {p99 = $2} $1 == "50%" {p50 = $2} /Non-2xx/ {bad = $NF}
+		END {printf "%-9s %10.0f req/s   p50 %-8s p99 %-8s non-2xx %-6d server CPU %.1f us/answer\n", label, rps, p50, p99, bad, (a - b) / t / n * 1e6}' "$OUT/wrk-$label.txt"
+}
+
+wrk -t"$THREADS" -c"$CONNS" -d3s -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" >/dev/null # warm-up
+# The baseline is the same server answering a request it rejects at once (400, tiny JSON): the
+# HTTP stack, routing, metrics and headers without the index, measured in the same run, so a
+# busy shared machine shows as a ratio rather than as a bare number.
+measure baseline "http://127.0.0.1:$PORT/api/v1/captures"
+measure lookup -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+cat "$OUT/wrk-lookup.txt"
+awk '/Requests\/sec/ {r[FILENAME] = $2} END {for (f in r) if (f ~ /lookup/) l = r[f]; else b = r[f]; printf "RESULT lookup/baseline throughput ratio %.2f (goal: >= 20000 req/s and p99 < 5 ms on 2 idle cores)\n", l / b}' "$OUT/wrk-baseline.txt" "$OUT/wrk-lookup.txt"
 
 kill -TERM $pid
 wait $pid && echo "serve exited 0 on SIGTERM"

@@ -36,7 +36,7 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool) string
 		total += d.count
 	}
 	w := calLeft + calWeeks*(calCell+calGap)
-	h := calTop + 7*(calCell+calGap) + 22
+	h := calTop + 7*(calCell+calGap) + 44
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="calendar" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="cal-title">`, w, h, w, h)
 	fmt.Fprintf(&b, `<title id="cal-title">Release calendar: %d captures come out of embargo in the %d weeks from %s</title>`, total, calWeeks, start.Format(time.DateOnly))
@@ -78,7 +78,13 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool) string
 	if later > 0 {
 		note += fmt.Sprintf("; %d more after %s", later, end.AddDate(0, 0, -1).Format(time.DateOnly))
 	}
-	fmt.Fprintf(&b, `<text x="0" y="%d" %s>%s</text></svg>`, h-4, label, html.EscapeString(note))
+	fmt.Fprintf(&b, `<text x="0" y="%d" %s>%s</text>`, h-4, label, html.EscapeString(note))
+	lx := w - 5*(calCell+calGap) - 58 // legend: fewer ▢▢▢▢▢ more
+	fmt.Fprintf(&b, `<text x="%d" y="%d" %s>fewer</text>`, lx, h-24, label)
+	for i, shade := range shades {
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" rx="2" fill="%s"/>`, lx+30+i*(calCell+calGap), h-24-calCell+3, calCell, calCell, shade)
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" %s>more</text></svg>`, lx+30+5*(calCell+calGap)+2, h-24, label)
 	return b.String()
 }
 

@@ -25,12 +25,13 @@ type fixture struct {
 	cdxj   map[string][]string
 	shards map[string]*bytes.Buffer
 	gen    int
+	serial int // of the file names written to: a new serial is a new pass's files
 }
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "public")
-	return &fixture{t: t, dir: dir, cdxj: map[string][]string{}, shards: map[string]*bytes.Buffer{}}
+	return &fixture{t: t, dir: dir, cdxj: map[string][]string{}, shards: map[string]*bytes.Buffer{}, serial: 1}
 }
 
 // add writes one CDXJ line for c into file (relative to public/).
@@ -53,15 +54,17 @@ func (f *fixture) add(file string, c release.CDXJ) {
 
 // tombstone adds an embargoed capture.
 func (f *fixture) tombstone(c release.CDXJ) {
+	name := fmt.Sprintf("tombstones/TOMBSTONES-20261129000000-%05d", f.serial)
 	c.State = "embargoed"
-	c.Filename, c.Offset, c.Length = "tombstones/TOMBSTONES-20261129000000-00001.warc.gz", 0, 100
-	f.add("tombstones/TOMBSTONES-20261129000000-00001.cdxj", c)
+	c.Filename, c.Offset, c.Length = name+".warc.gz", 0, 100
+	f.add(name+".cdxj", c)
 }
 
 // release adds a released capture whose response record carries body; it returns the line written.
 func (f *fixture) release(c release.CDXJ, contentType, body string) release.CDXJ {
 	f.t.Helper()
-	shard := "shards/PUBLIC-20261129000000-00001.warc.gz"
+	name := fmt.Sprintf("shards/PUBLIC-20261129000000-%05d", f.serial)
+	shard := name + ".warc.gz"
 	buf := f.shards[shard]
 	if buf == nil {
 		buf = &bytes.Buffer{}
@@ -80,7 +83,7 @@ func (f *fixture) release(c release.CDXJ, contentType, body string) release.CDXJ
 	zw.Write([]byte(rec))
 	zw.Close()
 	c.Length = int64(buf.Len()) - c.Offset
-	f.add("shards/PUBLIC-20261129000000-00001.cdxj", c)
+	f.add(name+".cdxj", c)
 	return c
 }
 

@@ -68,7 +68,9 @@ type index struct {
 	generation int64
 	state      publicState
 	loadedIn   time.Duration
-	days       []dayCount // embargoed captures per release day (UTC), ascending
+	days       []dayCount       // embargoed captures per release day (UTC), ascending
+	files      map[string]int64 // the CDXJ files read, with their sizes
+	seed       maphash.Seed     // of the capture id hashes: kept across incremental loads
 }
 
 // dayCount is how many embargoed captures come due on one UTC day.
@@ -81,7 +83,11 @@ type dayCount struct {
 // One capture id with both an embargoed and a released line is released (keeping the
 // tombstone's header fields); files still being written (.tmp, .open) are never read;
 // malformed lines are skipped, counted and logged.
-func loadIndex(fsys fs.FS, logger *slog.Logger) (*index, error) {
+//
+// The releaser never rewrites or removes a public file, so when every file of prev is still
+// there with its size, only the new files are read and merged into prev's captures; otherwise
+// (or with prev nil) everything is read again.
+func loadIndex(fsys fs.FS, logger *slog.Logger, prev *index) (*index, error) {
 	start := time.Now()
 	var names []string
 	for _, dir := range []string{"shards", "tombstones"} {
@@ -91,20 +97,32 @@ func loadIndex(fsys fs.FS, logger *slog.Logger) (*index, error) {
 		}
 		names = append(names, m...)
 	}
+	files := make(map[string]int64, len(names))
+	for _, name := range names {
+		fi, err := fs.Stat(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("stat public/%s: %w", name, err)
+		}
+		files[name] = fi.Size()
+	}
+	ix := &index{loaded: true, files: files, seed: maphash.MakeSeed()}
+	var base []capture
+	if prev != nil && prev.loaded && extends(files, prev.files) {
+		ix.seed, base, ix.badLines = prev.seed, prev.captures, prev.badLines
+		names = slices.DeleteFunc(names, func(n string) bool { _, old := prev.files[n]; return old })
+	}
+
 	results := make([]fileResult, len(names))
-	seed := maphash.MakeSeed()
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for i, name := range names {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i] = readFile(fsys, name, seed)
+			results[i] = readFile(fsys, name, ix.seed)
 		})
 	}
 	wg.Wait()
-
-	ix := &index{loaded: true}
 	total := 0
 	for i, r := range results {
 		if r.err != nil {
@@ -118,17 +136,53 @@ func loadIndex(fsys fs.FS, logger *slog.Logger) (*index, error) {
 			total += len(c)
 		}
 	}
-	ix.captures = make([]capture, 0, total)
+	fresh := make([]capture, 0, total)
 	for i := range results {
 		for j, c := range results[i].chunks {
-			ix.captures = append(ix.captures, c...)
+			fresh = append(fresh, c...)
 			results[i].chunks[j] = nil
 		}
 	}
-	slices.SortFunc(ix.captures, compareCaptures)
-	ix.captures = dedupe(ix.captures)
+	slices.SortFunc(fresh, compareCaptures)
+	switch {
+	case len(fresh) == 0 && base != nil:
+		ix.captures = base // nothing new: share the previous snapshot's immutable slice
+	case base == nil:
+		ix.captures = dedupe(fresh)
+	default:
+		ix.captures = dedupe(merge(base, fresh))
+	}
+	ix.count()
+	ix.loadedIn = time.Since(start)
+	return ix, nil
+}
 
-	perDay := map[int64]int{}
+// extends reports whether files holds every file of prev with the same size.
+func extends(files, prev map[string]int64) bool {
+	for name, size := range prev {
+		if files[name] != size {
+			return false
+		}
+	}
+	return true
+}
+
+// merge returns the sorted union of two sorted capture slices, in a new slice.
+func merge(a, b []capture) []capture {
+	out := make([]capture, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if compareCaptures(a[0], b[0]) <= 0 {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// count fills in the totals and the embargoed captures per release day.
+func (ix *index) count() {
+	perDay := map[time.Time]int{}
 	for i := range ix.captures {
 		c := &ix.captures[i]
 		if c.released {
@@ -136,14 +190,12 @@ func loadIndex(fsys fs.FS, logger *slog.Logger) (*index, error) {
 			continue
 		}
 		ix.embargoed++
-		perDay[c.releaseAt/int64(24*time.Hour)]++
+		perDay[time.Unix(0, c.releaseAt).UTC().Truncate(24*time.Hour)]++
 	}
 	for d, n := range perDay {
-		ix.days = append(ix.days, dayCount{time.Unix(0, d*int64(24*time.Hour)).UTC(), n})
+		ix.days = append(ix.days, dayCount{d, n})
 	}
 	slices.SortFunc(ix.days, func(a, b dayCount) int { return a.day.Compare(b.day) })
-	ix.loadedIn = time.Since(start)
-	return ix, nil
 }
 
 // compareCaptures orders by SURT, then newest first, then released first, then by location.

@@ -14,7 +14,7 @@ func BenchmarkLoad(b *testing.B) {
 		b.Skip("set ARCHIVECTL_BENCH_PUBLIC to a public directory (bench/lookup/run.sh makes one)")
 	}
 	for b.Loop() {
-		ix, err := loadIndex(&rootFS{dir: dir}, discard)
+		ix, err := loadIndex(&rootFS{dir: dir}, discard, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 		return
 	case c == nil:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has no capture at %s; list them at /api/v1/captures?url=", q.raw, r.URL.Query().Get("timestamp")))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has no capture at %s; list its captures at /api/v1/captures?url=%s", q.raw, r.URL.Query().Get("timestamp"), url.QueryEscape(q.raw)))
 		return
 	case !c.released:
 		writeJSON(w, http.StatusForbidden, apiError{

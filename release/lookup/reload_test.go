@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -125,5 +126,55 @@ func TestIgnoresUnfinishedFiles(t *testing.T) {
 	s := f.server(testNow)
 	if rec := get(t, s, "/api/v1/captures?url=https://example.com/partial"); rec.Code != 404 {
 		t.Errorf("a line from an unfinished file was served: status %d", rec.Code)
+	}
+}
+
+// A reload after a pass reads only the pass's new files, and gives the same index as reading
+// everything again: a capture released now keeps its tombstone headers, new tombstones appear.
+func TestIncrementalReloadMatchesFull(t *testing.T) {
+	t.Parallel()
+	f := standard(t)
+	s := f.server(testNow)
+	before := s.ix.Load()
+	f.serial = 2
+	f.release(release.CDXJ{ // tree/p03 was a tombstone in pass 1
+		URL: "https://example.com/tree/p03", Status: 200, Digest: "sha256:dd", ID: "<urn:uuid:t3>",
+		Time: "2026-11-20T00:00:00Z", ReleaseAt: "2026-12-04T12:00:00Z",
+	}, "text/html", "p03 body")
+	for i := range 5 {
+		f.tombstone(release.CDXJ{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Digest: "sha256:02",
+			ID: fmt.Sprintf("<urn:uuid:o%d>", i), Time: "2026-11-29T20:30:00Z", ReleaseAt: "2027-01-06T20:30:00Z",
+			Headers: [][2]string{{"Server", "x"}}})
+	}
+	f.commit()
+	if reloaded, err := s.Refresh(); err != nil || !reloaded {
+		t.Fatalf("Refresh = %v, %v", reloaded, err)
+	}
+	inc := s.ix.Load()
+	if len(inc.files) != 4 || inc.seed != before.seed {
+		t.Fatalf("not an incremental load: %d files, same seed %v", len(inc.files), inc.seed == before.seed)
+	}
+	full, err := loadIndex(s.fsys, discard, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inc.captures) != len(full.captures) || inc.released != full.released || inc.embargoed != full.embargoed {
+		t.Fatalf("incremental %d captures (%d released), full %d (%d released)",
+			len(inc.captures), inc.released, len(full.captures), full.released)
+	}
+	for i := range inc.captures {
+		a, b := inc.captures[i], full.captures[i]
+		a.id, b.id = 0, 0
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("capture %d: incremental %+v, full %+v", i, a, b)
+		}
+	}
+	if !reflect.DeepEqual(inc.days, full.days) {
+		t.Errorf("days: incremental %v, full %v", inc.days, full.days)
+	}
+	var got capturesJSON
+	decode(t, get(t, s, "/api/v1/captures?url=https://example.com/tree/p03").Body, &got)
+	if len(got.Captures) != 1 || got.Captures[0].State != "released" {
+		t.Errorf("p03 after its release: %+v", got.Captures)
 	}
 }

@@ -110,7 +110,7 @@ func (s *Server) Refresh() (bool, error) {
 		s.stamp = st
 		return false, nil
 	}
-	ix, err := loadIndex(s.fsys, s.log)
+	ix, err := loadIndex(s.fsys, s.log, cur)
 	if err != nil {
 		s.metrics.reloads.WithLabelValues("error").Inc()
 		return false, err
