@@ -8,8 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -21,7 +19,6 @@ import (
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/lookup"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -292,28 +289,14 @@ func publicLines(public string) ([]release.Line, error) {
 // serve runs the lookup page over the demo's public side until ctx ends, its clock at the last pass.
 func (d *demo) serve(ctx context.Context) error {
 	last := d.last
-	srv, err := lookup.Open(filepath.Join(d.cfg.Data, "public"), lookup.Options{
-		Now:    func() time.Time { return last },
-		Logger: d.log,
+	return serve(ctx, serveOptions{
+		data:   d.cfg.Data,
+		listen: d.cfg.Serve.Listen,
+		logger: d.log,
+		now:    func() time.Time { return last },
+		ready: func(addr string) {
+			fmt.Fprintf(d.out, "\n== Lookup page: http://%s/  (its clock stands at the last pass, %s; Ctrl-C stops it)\n",
+				addr, last.Format("2006-01-02 15:04"))
+		},
 	})
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", d.cfg.Serve.Listen)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (choose another with --listen, or skip with --no-serve)", d.cfg.Serve.Listen, err)
-	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(d.out, "\n== Lookup page: http://%s/  (its clock stands at the last pass, %s; Ctrl-C stops it)\n",
-		ln.Addr(), last.Format("2006-01-02 15:04"))
-	go func() {
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(shut)
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
 }

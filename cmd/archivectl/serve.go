@@ -77,6 +77,7 @@ type serveOptions struct {
 	shardSize              int64
 	logger                 *slog.Logger
 	ready                  func(addr string) // called once the listener is open
+	now                    func() time.Time  // the lookup's clock (countdowns, calendar); time.Now when nil
 }
 
 // usageError is a bad flag value found after parsing (e.g. a cron spec that does not parse).
@@ -103,7 +104,7 @@ func serve(ctx context.Context, opt serveOptions) error {
 	}
 
 	srv, err := lookup.Open(filepath.Join(opt.data, "public"), lookup.Options{
-		Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 	})
 	if err != nil {
 		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)
