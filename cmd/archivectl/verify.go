@@ -56,7 +56,13 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		for _, p := range skipped {
 			fmt.Fprintf(stdout, "reindex skipped: %s\n", p)
 		}
-		fmt.Fprintf(stdout, "reindexed %s from the sealed WARC files in %s\n", filepath.Join(cfg.Data, store.IndexFile), time.Since(start).Round(time.Millisecond))
+		restored, err := release.Restore(ctx, cfg.Data, store.DefaultLockTimeout)
+		if err != nil {
+			fmt.Fprintf(stderr, "archivectl verify: reindex: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "reindexed %s from the sealed WARC files in %s (%d release states restored from public/)\n",
+			filepath.Join(cfg.Data, store.IndexFile), time.Since(start).Round(time.Millisecond), restored)
 	}
 	problems, err := store.Verify(ctx, cfg.Data)
 	if err != nil {

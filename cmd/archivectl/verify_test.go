@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -56,6 +57,13 @@ func TestVerifyCommand(t *testing.T) {
 			nil, 1, "", "verify --reindex"},
 		{"index lost, reindexed", func(dir string, _ []store.Entry) error { return os.Remove(filepath.Join(dir, "index.db")) },
 			[]string{"--reindex"}, 0, "ok: 3 captures", ""},
+		{"index lost after a release pass, reindexed", func(dir string, _ []store.Entry) error {
+			pass := time.Date(2026, 3, 1, 12, 0, 1, 0, time.UTC) // a released, b and c tombstoned
+			if _, err := release.New(dir, release.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}).Pass(context.Background(), pass); err != nil {
+				return err
+			}
+			return os.Remove(filepath.Join(dir, "index.db"))
+		}, []string{"--reindex"}, 0, "ok: 3 captures (0 sealed, 2 tombstoned, 1 released)", ""},
 		{"tampered record", func(dir string, es []store.Entry) error {
 			p := filepath.Join(dir, "sealed", es[2].Metadata.File)
 			b, err := os.ReadFile(p)
