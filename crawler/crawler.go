@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -101,6 +102,9 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if len(seeds) == 0 {
 		return c.stats.summary(c.now()), errors.New("no seeds: the seeds file lists no URL")
 	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return c.stats.summary(c.now()), fmt.Errorf("data directory: %w", err)
+	}
 	fr, res, err := openFrontier(filepath.Join(cfg.DataDir, "frontier.db"), seeds, cfg.LockTimeout)
 	if err != nil {
 		return c.stats.summary(c.now()), err
@@ -108,27 +112,11 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	c.fr = fr
 	defer fr.close()
 
-	archive := cfg.Archive
-	if archive == nil {
-		if cfg.Store.Logger == nil {
-			cfg.Store.Logger = c.log
-		}
-		if cfg.Store.LockTimeout == 0 {
-			cfg.Store.LockTimeout = cfg.LockTimeout
-		}
-		st, err := store.Open(cfg.DataDir, cfg.Store)
-		if err != nil {
-			return c.stats.summary(c.now()), fmt.Errorf("open the store: %w", err)
-		}
-		defer st.Close()
-		archive = st
-		if cfg.Captured == nil {
-			c.cfg.Captured = indexCaptured(st.Index())
-		}
+	archive, closeArchive, err := c.openArchive()
+	if err != nil {
+		return c.stats.summary(c.now()), err
 	}
-	if c.cfg.Captured == nil {
-		return c.stats.summary(c.now()), errors.New("crawler: Config.Captured is needed with Config.Archive")
-	}
+	defer closeArchive()
 	pending, err := c.resume(res)
 	if err != nil {
 		return c.stats.summary(c.now()), err
@@ -137,7 +125,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	c.fetch = newFetcher(cfg.UserAgent, cfg.Timeout, c.now)
 	defer c.fetch.close()
 	c.robots = robots.NewCache(c.robotsFetch, c.now, robots.CacheOptions{UnreachableAllowAfter: time.Duration(cfg.RobotsUnreachableDays) * 24 * time.Hour})
-	c.sealer = newSealer(archive, fr)
+	c.sealer = newSealer(archive, fr, c.log)
 	go c.sealer.run()
 
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
@@ -160,11 +148,14 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	c.wg.Wait()
 	c.log.Debug("workers done; sealing what is left")
 	c.sealer.close()
-	c.log.Info("crawl finished", "pages", c.stats.summary(c.now()).Pages, "frontier", fr.size())
-
 	sum := c.stats.summary(c.now())
 	sum.Frontier = fr.size()
 	sum.PeakRSS = peakRSS()
+	if ctx.Err() != nil {
+		c.log.Info("crawl interrupted: in-flight pages are sealed", "pages", sum.Pages)
+	} else {
+		c.log.Info("crawl finished", "pages", sum.Pages, "frontier", sum.Frontier)
+	}
 	if cause := context.Cause(c.ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return sum, cause
 	}
@@ -175,6 +166,39 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return sum, fmt.Errorf("frontier: %w", err)
 	}
 	return sum, nil
+}
+
+// openArchive returns cfg.Archive, or opens the store in DataDir (and its index answers
+// Captured); the function returned closes what was opened.
+func (c *crawl) openArchive() (Archive, func(), error) {
+	if c.cfg.Archive != nil {
+		if c.cfg.Captured == nil {
+			return nil, nil, errors.New("crawler: Config.Captured is needed with Config.Archive")
+		}
+		return c.cfg.Archive, func() {}, nil
+	}
+	opt := c.cfg.Store
+	if opt.Logger == nil {
+		opt.Logger = c.log
+	}
+	if opt.LockTimeout == 0 {
+		opt.LockTimeout = c.cfg.LockTimeout
+	}
+	st, err := store.Open(c.cfg.DataDir, opt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open the store: %w", err)
+	}
+	for _, p := range st.Recovered() {
+		c.log.Warn("the store recovered from an earlier crash", "problem", p.String())
+	}
+	if c.cfg.Captured == nil {
+		c.cfg.Captured = indexCaptured(st.Index())
+	}
+	return st, func() {
+		if err := st.Close(); err != nil {
+			c.log.Error("closing the store", "err", err)
+		}
+	}, nil
 }
 
 // withDefaults fills the zero values of cfg.

@@ -89,10 +89,10 @@ func newFetcher(userAgent string, timeout time.Duration, now func() time.Time) *
 // close drops idle connections.
 func (f *fetcher) close() { f.client.CloseIdleConnections() }
 
-// fetch does one GET of rawURL and keeps at most limit bytes of payload. A body cut by the
+// fetch does one GET of rawURL, with hdr's fields added, and keeps at most limit bytes of payload. A body cut by the
 // whole-response timeout is returned with Truncated "time"; network errors before or during
 // the body (reset, refused, header timeout, oversized headers) are errors.
-func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64) (*exchange, error) {
+func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64, hdr http.Header) (*exchange, error) {
 	var rc *recConn
 	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		if c, ok := info.Conn.(*recConn); ok {
@@ -105,6 +105,9 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64) (*excha
 	req, err := http.NewRequestWithContext(tctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("fetch %s: %w", rawURL, err)
+	}
+	for k, vs := range hdr {
+		req.Header[k] = vs
 	}
 	req.Header.Set("User-Agent", f.userAgent)
 	sent := f.now()
@@ -174,12 +177,20 @@ func (c *recConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write records p before writing it: the server may answer, and the exchange end, before a
+// descheduled writer would get to record after the write returned.
 func (c *recConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	on := c.on
+	if on {
+		c.wr.Write(p)
+	}
+	c.mu.Unlock()
 	n, err := c.Conn.Write(p)
-	if n > 0 {
+	if on && n < len(p) { // keep only what went out
 		c.mu.Lock()
-		if c.on {
-			c.wr.Write(p[:n])
+		if c.on && c.wr.Len() >= len(p)-n {
+			c.wr.Truncate(c.wr.Len() - (len(p) - n))
 		}
 		c.mu.Unlock()
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -51,7 +52,7 @@ func TestFetchRecordsRawExchange(t *testing.T) {
 	f := newFetcher("testbot (+https://example.com/contact)", 5*time.Second, time.Now)
 	defer f.close()
 	for i := range 2 { // the second exchange reuses the connection and records only itself
-		x, err := f.fetch(context.Background(), base+"/x?y=1", 1<<20)
+		x, err := f.fetch(context.Background(), base+"/x?y=1", 1<<20, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +112,7 @@ func TestFetchLimits(t *testing.T) {
 			}
 			f := newFetcher("testbot", timeout, time.Now)
 			defer f.close()
-			x, err := f.fetch(context.Background(), srv.URL+tc.path, 64<<10)
+			x, err := f.fetch(context.Background(), srv.URL+tc.path, 64<<10, nil)
 			if tc.errKind != "" {
 				if err == nil || errKind(err) != tc.errKind {
 					t.Fatalf("err = %v (kind %q), want kind %q", err, errKind(err), tc.errKind)
@@ -162,5 +163,47 @@ func TestRetryAfter(t *testing.T) {
 				t.Fatalf("retryAfter(%q) = %v, %v; want %v, %v", tc.v, got, ok, tc.want, tc.ok)
 			}
 		})
+	}
+}
+
+// stallConn delivers what is written and then holds the writer until release is closed, as a
+// descheduled writer goroutine would.
+type stallConn struct {
+	net.Conn
+	release chan struct{}
+}
+
+func (s stallConn) Write(p []byte) (int, error) {
+	n, err := s.Conn.Write(p)
+	<-s.release
+	return n, err
+}
+
+// TestRecConnRecordsBeforeTheWriteReturns: the server may answer, and the exchange end, while
+// the writer has not returned yet; the request must already be recorded.
+func TestRecConnRecordsBeforeTheWriteReturns(t *testing.T) {
+	t.Parallel()
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	release := make(chan struct{})
+	defer close(release)
+	rc := &recConn{Conn: stallConn{client, release}}
+	rc.start(1 << 20)
+	const req, resp = "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 204 No Content\r\n\r\n"
+	go rc.Write([]byte(req))
+	go func() {
+		buf := make([]byte, len(req))
+		if _, err := io.ReadFull(server, buf); err == nil {
+			server.Write([]byte(resp))
+		}
+	}()
+	got := make([]byte, len(resp))
+	if _, err := io.ReadFull(rc, got); err != nil {
+		t.Fatal(err)
+	}
+	w, r := rc.stop()
+	if string(w) != req || string(r) != resp {
+		t.Fatalf("recorded request %q and response %q", w, r)
 	}
 }

@@ -2,6 +2,7 @@ package crawler
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -89,7 +90,7 @@ func (c *crawl) work(o *originState) {
 // request does one GET through the origin's gate: it waits for the origin's delay and back-off,
 // holds the origin (one request in flight) and a global slot while fetching. An in-flight fetch
 // is not cancelled by ctx: it finishes within the fetch timeout.
-func (c *crawl) request(ctx context.Context, rawURL string, limit int64) (*exchange, error) {
+func (c *crawl) request(ctx context.Context, rawURL string, limit int64, hdr http.Header) (*exchange, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func (c *crawl) request(ctx context.Context, rawURL string, limit int64) (*excha
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	x, err := c.fetch.fetch(context.WithoutCancel(ctx), rawURL, limit)
+	x, err := c.fetch.fetch(context.WithoutCancel(ctx), rawURL, limit, hdr)
 	<-c.sem
 	o.lastEnd = c.now()
 	return x, err

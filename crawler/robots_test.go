@@ -5,20 +5,29 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // TestRobotsRefetchedWhenExpired runs a crawl in process on a clock that jumps ten minutes at
-// every reading: robots.txt (max-age=60) expires before each page, is fetched again first, and
-// each page's metadata names the robots.txt capture fetched just before it.
+// every reading: robots.txt (max-age=60) expires before each page and is fetched again first,
+// conditionally. Each page's metadata names the robots.txt capture whose rules decided it: the
+// last 200, since a 304 only confirms it.
 func TestRobotsRefetchedWhenExpired(t *testing.T) {
 	t.Parallel()
+	var notModified atomic.Int32
 	o := newOrigin(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/robots.txt":
 			w.Header().Set("Cache-Control", "max-age=60")
+			w.Header().Set("ETag", `"v1"`)
+			if r.Header.Get("If-None-Match") == `"v1"` && notModified.Add(1) > 1 { // the second refetch gets a 200 again
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
 			io.WriteString(w, "User-agent: *\nDisallow: /private\n")
 		case "/":
 			io.WriteString(w, `<a href="/a">a</a>`)
@@ -50,15 +59,22 @@ func TestRobotsRefetchedWhenExpired(t *testing.T) {
 		t.Fatalf("summary %+v", sum)
 	}
 	caps := sealed(t, data)
-	var lastRobots string
+	var deciding string
+	var statuses []int
 	for _, c := range caps { // in file order, which is sealing order
 		if c.Entry.Robots {
-			lastRobots = c.Entry.ID
+			statuses = append(statuses, c.Entry.Status)
+			if c.Entry.Status == http.StatusOK {
+				deciding = c.Entry.ID
+			}
 			continue
 		}
-		if c.Facts["robots_id"] != lastRobots {
-			t.Errorf("%s names robots.txt capture %v, want the one fetched just before it, %s", c.URL, c.Facts["robots_id"], lastRobots)
+		if c.Facts["robots_id"] != deciding {
+			t.Errorf("%s names robots.txt capture %v, want the last 200, %s", c.URL, c.Facts["robots_id"], deciding)
 		}
+	}
+	if !slices.Equal(statuses, []int{200, 200, 304, 304}) {
+		t.Errorf("robots.txt statuses %v, want 200, then 200 (unconditional answer), then 304s", statuses)
 	}
 }
 

@@ -3,12 +3,20 @@ package crawler
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/archivectl/archivectl/store"
 )
 
-// maxSealBatch bounds the jobs committed together, and the jobs waiting to be.
-const maxSealBatch = 64
+// Bounds of the sealer: jobs committed together, jobs waiting, and response bytes waiting
+// (a job is let in alone when it is bigger than the whole budget).
+const (
+	maxSealBatch  = 512
+	maxSealQueue  = 1024
+	maxSealBudget = 64 << 20
+)
 
 // sealJob is captures to seal and the frontier mark that follows them; done is called,
 // from the sealer's goroutine, once they are durable or have failed.
@@ -25,17 +33,55 @@ type sealJob struct {
 type sealer struct {
 	archive  Archive
 	fr       *frontier
+	log      *slog.Logger
 	jobs     chan *sealJob
 	finished chan struct{}
 	settled  []mark // done marks not yet written to the frontier
+
+	mu      sync.Mutex
+	room    *sync.Cond
+	pending int64 // response bytes submitted and not yet committed
 }
 
-func newSealer(a Archive, fr *frontier) *sealer {
-	return &sealer{archive: a, fr: fr, jobs: make(chan *sealJob, maxSealBatch), finished: make(chan struct{})}
+func newSealer(a Archive, fr *frontier, log *slog.Logger) *sealer {
+	s := &sealer{archive: a, fr: fr, log: log, jobs: make(chan *sealJob, maxSealQueue), finished: make(chan struct{})}
+	s.room = sync.NewCond(&s.mu)
+	return s
 }
 
-// submit hands j to the sealer without waiting for it (it waits when the sealer is maxSealBatch behind).
-func (s *sealer) submit(j *sealJob) { s.jobs <- j }
+// size is the response bytes a job holds.
+func (j *sealJob) size() int64 {
+	var n int64
+	for _, c := range j.caps {
+		n += int64(len(c.Response) + len(c.Request))
+	}
+	return n
+}
+
+// submit hands j to the sealer without waiting for it to be sealed; it waits while the sealer
+// holds maxSealQueue jobs or maxSealBudget bytes, which bounds memory.
+func (s *sealer) submit(j *sealJob) {
+	n := j.size()
+	s.mu.Lock()
+	for s.pending > 0 && s.pending+n > maxSealBudget {
+		s.room.Wait()
+	}
+	s.pending += n
+	s.mu.Unlock()
+	s.jobs <- j
+}
+
+// release returns the budget of committed jobs.
+func (s *sealer) release(batch []*sealJob) {
+	var n int64
+	for _, j := range batch {
+		n += j.size()
+	}
+	s.mu.Lock()
+	s.pending -= n
+	s.mu.Unlock()
+	s.room.Broadcast()
+}
 
 // seal hands j to the sealer and waits until it is durable.
 func (s *sealer) seal(caps []store.Capture, m *mark) ([]store.Entry, error) {
@@ -72,7 +118,10 @@ func (s *sealer) run() {
 				break more
 			}
 		}
+		start := time.Now()
 		s.commit(batch)
+		s.release(batch)
+		s.log.Debug("batch committed", "jobs", len(batch), "took", time.Since(start))
 		if len(s.jobs) == 0 {
 			s.flush()
 		}

@@ -162,7 +162,7 @@ func (c *crawl) follow(u *url.URL, it item, x *exchange) (found []item, links []
 func (c *crawl) get(o *originState, rawURL string) (*exchange, error) {
 	backoff := c.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
-		x, err := c.request(c.ctx, rawURL, c.cfg.MaxBody)
+		x, err := c.request(c.ctx, rawURL, c.cfg.MaxBody, nil)
 		if err == nil {
 			if x.Status != http.StatusTooManyRequests && x.Status != http.StatusServiceUnavailable {
 				return x, nil
@@ -239,9 +239,20 @@ func (c *crawl) fail(err error) {
 	c.cancel(err)
 }
 
-// robotsFetch is the robots.txt cache's FetchFunc: a polite, recorded GET.
+// robotsFetch is the robots.txt cache's FetchFunc: a polite, recorded GET, conditional when
+// the cache holds a copy with validators.
 func (c *crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*robots.Fetched, error) {
-	x, err := c.request(ctx, rawURL, limit)
+	var hdr http.Header
+	if v, ok := robots.ValidatorsFrom(ctx); ok {
+		hdr = http.Header{}
+		if v.ETag != "" {
+			hdr.Set("If-None-Match", v.ETag)
+		}
+		if v.LastModified != "" {
+			hdr.Set("If-Modified-Since", v.LastModified)
+		}
+	}
+	x, err := c.request(ctx, rawURL, limit, hdr)
 	if err != nil {
 		c.log.Warn("robots.txt fetch failed", "url", rawURL, "kind", errKind(err), "err", err)
 		return nil, err
@@ -278,7 +289,9 @@ func (c *crawl) archiveRobots(o *originState, r *robots.Robots) {
 		c.sealFailed(r.Origin+"/robots.txt", err)
 		return
 	}
-	if !r.Stale { // a stale copy keeps deciding: its capture stays the evidence
+	// A stale copy (origin unreachable) or a 304 (unchanged) keeps the copy already archived
+	// deciding: its capture stays the evidence.
+	if last := r.Hops[len(r.Hops)-1]; !r.Stale && last.Status != http.StatusNotModified {
 		o.robotsID = entries[len(entries)-1].ID
 	}
 	c.stats.add(func(s *Summary) { s.Robots += len(entries) })

@@ -53,6 +53,7 @@ for r in $(seq 1 "$rounds"); do
 		if [ "$tool" = archivectl ]; then
 			measure archivectl "awk '/^pages /{print \$2}' $work/archivectl.out" -- \
 				"$work/archivectl" crawl --data "$d" --delay 0s "$work/seeds.txt"
+			grep -q '^errors *none' "$work/archivectl.out" || grep -E '^errors|level=(WARN|ERROR)' "$work/archivectl.out" >&2
 		else
 			# wget's WARC holds robots.txt responses too: count page responses only.
 			measure wget "zcat $d/wget.warc.gz | awk '/^WARC-Type: /{t=\$2} /^WARC-Target-URI: /{if (t ~ /^response/ && \$2 !~ /robots[.]txt/) n++} END{print n+0}'" -- \
