@@ -64,19 +64,6 @@ func crawled(t *testing.T) (data, embargoed, open string) {
 	return data, emb.URL + "/", opn.URL + "/"
 }
 
-// buildServeBinary builds archivectl into dir.
-func buildServeBinary(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	exe := filepath.Join(t.TempDir(), "archivectl")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return exe
-}
-
 // server is a running archivectl serve.
 type server struct {
 	cmd    *exec.Cmd
@@ -168,7 +155,7 @@ type capturesAnswer struct {
 // command answers the API, the page and /metrics on loopback, and exits 0 on SIGTERM.
 func TestServeBinary(t *testing.T) {
 	t.Parallel()
-	exe := buildServeBinary(t)
+	exe := archivectlBinary(t)
 	data, embargoed, open := crawledAndReleased(t)
 	s := startServe(t, exe, "--data", data)
 
@@ -209,7 +196,7 @@ func TestServeBinary(t *testing.T) {
 // picks up each new generation without a restart; SIGINT stops both and exits 0.
 func TestServeSchedule(t *testing.T) {
 	t.Parallel()
-	exe := buildServeBinary(t)
+	exe := archivectlBinary(t)
 	data, embargoed, _ := crawled(t) // nothing public yet: the daemon must publish it
 	s := startServe(t, exe, "--data", data, "--schedule", "@every 1s")
 	deadline := time.Now().Add(20 * time.Second)
