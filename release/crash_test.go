@@ -125,11 +125,15 @@ func TestKillDuringPass(t *testing.T) {
 	template := buildArchive(t, tempDir(), 30)
 	nows := []time.Time{t0.Add(time.Hour), t0.Add(8 * 24 * time.Hour), t0.Add(32 * 24 * time.Hour), t0.Add(91 * 24 * time.Hour)}
 
-	// How many crash steps a full pass has, for each now, from an undisturbed child.
-	stepsAt := map[time.Time]int{}
-	for _, now := range nows {
+	// How many crash steps the pass at nows[k] has after the passes at nows[:k], from an undisturbed child.
+	stepsAt := map[int]int{}
+	for k, now := range nows {
 		dir := tempDir()
 		copyTree(t, template.dir, dir)
+		r := New(dir, Options{ShardSize: 6 << 10, Logger: quietLogger()})
+		for _, earlier := range nows[:k] {
+			mustPass(t, r, earlier)
+		}
 		out, err := runChild(t, dir, now, 0, 0)
 		if err != nil {
 			t.Fatalf("undisturbed child: %v\n%s", err, out)
@@ -138,7 +142,7 @@ func TestKillDuringPass(t *testing.T) {
 		if _, err := fmt.Sscanf(out[strings.Index(out, "steps="):], "steps=%d", &n); err != nil {
 			t.Fatalf("child output %q: %v", out, err)
 		}
-		stepsAt[now] = n
+		stepsAt[k] = n
 	}
 
 	seed := time.Now().UnixNano()
@@ -159,7 +163,7 @@ func TestKillDuringPass(t *testing.T) {
 		var err error
 		var out string
 		if trial%2 == 0 {
-			at := 1 + rng.IntN(stepsAt[now])
+			at := 1 + rng.IntN(stepsAt[k])
 			out, err = runChild(t, dir, now, at, 0)
 		} else {
 			out, err = runChild(t, dir, now, 0, time.Duration(rng.IntN(60))*time.Millisecond)
