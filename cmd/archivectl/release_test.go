@@ -83,19 +83,6 @@ func TestReleaseBadUsage(t *testing.T) {
 	}
 }
 
-// buildReleaseBinary builds archivectl into dir.
-func buildReleaseBinary(t *testing.T, dir string) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	exe := filepath.Join(dir, "archivectl")
-	if out, err := exec.Command("go", "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return exe
-}
-
 // publicFiles reads every file under dir/public.
 func publicFiles(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
@@ -113,7 +100,7 @@ func publicFiles(t *testing.T, dir string) map[string][]byte {
 // the same --now changes nothing, a later one releases the rest, a held index fails in one line.
 func TestReleaseBinary(t *testing.T) {
 	t.Parallel()
-	exe := buildReleaseBinary(t, t.TempDir())
+	exe := archivectlBinary(t)
 	data := t.TempDir()
 	sealReleaseArchive(t, data, 6)
 	run := func(args ...string) (int, string, string) {

@@ -149,24 +149,10 @@ func TestRobotsCommandBadInput(t *testing.T) {
 	}
 }
 
-// buildRobotsBinary builds archivectl into dir and returns the binary's path.
-func buildRobotsBinary(t *testing.T, dir string) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	exe := filepath.Join(dir, "archivectl")
-	cmd := exec.Command("go", "build", "-o", exe, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return exe
-}
-
 func TestRobotsBinary(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	exe := buildRobotsBinary(t, dir)
+	exe := archivectlBinary(t)
 	file := filepath.Join(dir, "robots.txt")
 	if err := os.WriteFile(file, []byte(robotsE2), 0o644); err != nil {
 		t.Fatal(err)
