@@ -22,6 +22,8 @@ type Daemon struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	once   sync.Once
+	id     cron.EntryID
+	first  sync.WaitGroup // the pass Start runs at once
 }
 
 // cronParser reads 5-field specs, an optional leading seconds field and descriptors (@hourly, @every 1m).
@@ -45,7 +47,8 @@ func NewDaemon(r *Releaser, spec string, now func() time.Time, logger *slog.Logg
 		// SkipIfStillRunning outermost, Recover inside it: the other order leaks the skip token
 		// on a panic and the job never runs again (robfig/cron#366, DEPENDENCIES §4).
 		cron.WithChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)))
-	if _, err := d.c.AddFunc(spec, d.run); err != nil {
+	var err error
+	if d.id, err = d.c.AddFunc(spec, d.run); err != nil {
 		return nil, fmt.Errorf("release schedule %q: %w", spec, err)
 	}
 	return d, nil
@@ -63,24 +66,34 @@ func (d *Daemon) run() {
 	}
 }
 
-// Start begins scheduling passes in the background.
-func (d *Daemon) Start() { d.c.Start() }
+// Start runs one pass at once (so a restarted daemon does not leave due captures waiting for the
+// first tick) and then schedules passes, all in the background and through the same skip/recover chain.
+func (d *Daemon) Start() {
+	d.c.Start()
+	d.first.Add(1)
+	go func() {
+		defer d.first.Done()
+		d.c.Entry(d.id).WrappedJob.Run()
+	}()
+}
 
 // Stop stops scheduling and waits for a running pass to finish. When ctx ends first, the pass
 // is cancelled (its commit is rolled back or forward by the next pass) and ctx's error returned.
 func (d *Daemon) Stop(ctx context.Context) error {
-	var done context.Context
-	d.once.Do(func() { done = d.c.Stop() })
-	if done == nil {
+	var stopped context.Context
+	d.once.Do(func() { stopped = d.c.Stop() })
+	if stopped == nil {
 		return nil
 	}
+	done := make(chan struct{})
+	go func() { <-stopped.Done(); d.first.Wait(); close(done) }()
 	select {
-	case <-done.Done():
+	case <-done:
 		d.cancel()
 		return nil
 	case <-ctx.Done():
 		d.cancel()
-		<-done.Done()
+		<-done
 		return fmt.Errorf("release daemon: stopped before the running pass finished: %w", ctx.Err())
 	}
 }

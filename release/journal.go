@@ -51,7 +51,7 @@ func readJournal(dataDir string) (*journal, error) {
 	var j journal
 	if err := json.Unmarshal(b, &j); err != nil {
 		// The journal is written to a temp name and renamed, so a torn one means damage, not a crash.
-		return nil, fmt.Errorf("release: %s is damaged (%v): inspect it, then delete it to roll the commit back", journalPath(dataDir), err)
+		return nil, fmt.Errorf("release: %s is damaged (%w): inspect it, then delete it to roll the commit back", journalPath(dataDir), err)
 	}
 	return &j, nil
 }

@@ -34,7 +34,7 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	if _, err := os.Stat(journalPath(dataDir)); err == nil {
 		v.problem("a release commit is pending in %s: run archivectl release to finish it", journalPath(dataDir))
 	}
-	ix, err := store.OpenIndex(indexPath(dataDir), 5*time.Second)
+	ix, err := store.OpenIndex(indexPath(dataDir), store.DefaultLockTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("release verify: %w", err)
 	}

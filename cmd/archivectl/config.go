@@ -56,6 +56,15 @@ type ServeConfig struct {
 	Listen string `yaml:"listen"`
 }
 
+// version is archivectl's version, sent in the User-Agent.
+const version = "0.1"
+
+// defaultUserAgent is the User-Agent header for a product token: RFC 9309 §2.2.1 asks that it
+// carry the token and say what the crawler is for, here with the operator's contact URL.
+func defaultUserAgent(token, contact string) string {
+	return fmt.Sprintf("Mozilla/5.0 (compatible; %s/%s; +%s)", token, version, contact)
+}
+
 // defaultConfig is what archivectl uses with no config file.
 func defaultConfig() Config {
 	return Config{

@@ -28,8 +28,8 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	agent := fs.String("agent", "", "product token matched against robots.txt groups (default archivectl)")
 	userAgent := fs.String("user-agent", "", "User-Agent header (default: the token and the config's contact URL)")
 	delay := fs.Duration("delay", 0, "minimum delay between requests to one origin (default 1s; robots.txt Crawl-delay still applies)")
-	maxPages := fs.Int("max-pages", -1, "stop after N pages (default 0, no limit)")
-	maxDepth := fs.Int("max-depth", -1, "follow links at most N deep from a seed (default 0, no limit)")
+	maxPages := fs.Int("max-pages", 0, "stop after N pages (0: no limit)")
+	maxDepth := fs.Int("max-depth", 0, "follow links at most N deep from a seed (0: no limit)")
 	verbose := fs.Bool("v", false, "log every decision, not only notable events")
 	var positional []string
 	for rest := args; ; {
@@ -81,7 +81,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 2
 	}
 	if cc.UserAgent == "" {
-		cc.UserAgent = fmt.Sprintf("%s (+%s)", cc.Agent, cfg.Contact)
+		cc.UserAgent = defaultUserAgent(cc.Agent, cfg.Contact)
 	}
 
 	f, err := os.Open(positional[0])

@@ -139,7 +139,7 @@ func (d *demo) run(ctx context.Context, delay time.Duration) error {
 		DataDir:   d.cfg.Data,
 		Seeds:     seeds,
 		Agent:     cc.Agent,
-		UserAgent: fmt.Sprintf("%s (+%s)", cc.Agent, d.cfg.Contact),
+		UserAgent: defaultUserAgent(cc.Agent, d.cfg.Contact),
 		Delay:     delay,
 		MaxDelay:  cc.MaxDelay,
 		Retries:   0,

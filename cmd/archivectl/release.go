@@ -56,6 +56,10 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 1
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if ahead := now.Sub(time.Now()); ahead > 5*time.Minute {
+		logger.Warn("--now is ahead of this machine's clock: captures embargoed until then become public now",
+			"now", now.Format(time.RFC3339), "ahead", ahead.Round(time.Minute).String())
+	}
 	r := release.New(cfg.Data, release.Options{ShardSize: cfg.Release.ShardSize, Logger: logger, Software: "archivectl"})
 	s, err := r.Pass(ctx, now)
 	if err != nil {

@@ -87,12 +87,16 @@ func TestReleaseBadUsage(t *testing.T) {
 func publicFiles(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	filepath.WalkDir(filepath.Join(dir, "public"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			out[p], _ = os.ReadFile(p)
+	err := filepath.WalkDir(filepath.Join(dir, "public"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-		return nil
+		out[p], err = os.ReadFile(p)
+		return err
 	})
+	if err != nil || len(out) == 0 {
+		t.Fatalf("public/ unreadable or empty (%d files): %v", len(out), err)
+	}
 	return out
 }
 

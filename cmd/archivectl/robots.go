@@ -105,7 +105,7 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	} else {
 		ua := cfg.Crawl.UserAgent
 		if ua == "" {
-			ua = fmt.Sprintf("Mozilla/5.0 (compatible; %s; +%s)", token, cfg.Contact)
+			ua = defaultUserAgent(token, cfg.Contact)
 		}
 		client := &http.Client{Timeout: cfg.Crawl.Timeout}
 		cache := robots.NewCache(robots.HTTPFetch(client, ua), time.Now, robots.CacheOptions{})

@@ -50,7 +50,7 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 	case c == nil:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has no capture at %s; list its captures at /api/v1/captures?url=%s", q.raw, r.URL.Query().Get("timestamp"), url.QueryEscape(q.raw)))
 		return
-	case !c.released:
+	case !c.released || c.releaseAt > s.now().UnixNano(): // its own clock too: never stream early
 		writeJSON(w, http.StatusForbidden, apiError{
 			Error:     fmt.Sprintf("this capture of %s is under embargo until %s; only its tombstone is public", c.url(), formatTime(c.releaseAt)),
 			ReleaseAt: formatTime(c.releaseAt),
