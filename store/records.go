@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"hash"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -49,8 +51,11 @@ func buildRecord(digest string, t gowarc.RecordType, date time.Time, ctype strin
 	if err != nil {
 		return nil, err
 	}
+	// gowarc buffers a block in memory up to this limit (beyond it, in a temporary file) and
+	// starts with 16 KB; the block's own size keeps it in memory without allocating more.
+	opts := append(recordOptions(digest), gowarc.WithBufferMaxMemBytes(max(int64(len(block)), 1)))
 	gowarcMu.Lock()
-	b := gowarc.NewRecordBuilder(t, recordOptions(digest)...)
+	b := gowarc.NewRecordBuilder(t, opts...)
 	gowarcMu.Unlock()
 	b.AddWarcHeader(gowarc.WarcRecordID, id) // set here, so Build never calls google/uuid
 	b.AddWarcHeaderTime(gowarc.WarcDate, date)
@@ -72,6 +77,50 @@ func buildRecord(digest string, t gowarc.RecordType, date time.Time, ctype strin
 		return nil, fmt.Errorf("build %s record: %w", t, err)
 	}
 	return r, nil
+}
+
+// buildResponse builds a response record whose WARC header is exactly what buildRecord would give
+// for block, without handing the payload to gowarc: gowarc builds and validates the record from
+// the HTTP head alone, and Content-Length and the two digests are then set from the whole block
+// (the payload digest over the bytes after the head as gowarc delimits it). Copying the payload
+// into gowarc's buffer, reading it back to digest it and again to marshal it was a third of Seal's
+// CPU time. headOnly reports that the record holds only the head, so the caller must write block
+// itself (encMember); for an odd head it falls back to buildRecord.
+func buildResponse(digest string, date time.Time, block []byte, fields ...field) (r gowarc.WarcRecord, headOnly bool, err error) {
+	n := httpHeadLen(block)
+	if n < 4 || n >= len(block) {
+		r, err = buildRecord(digest, gowarc.Response, date, typeResponse, block, fields...)
+		return r, false, err
+	}
+	if r, err = buildRecord(digest, gowarc.Response, date, typeResponse, block[:n], fields...); err != nil {
+		return nil, false, err
+	}
+	if hb, ok := r.Block().(gowarc.ProtocolHeaderBlock); !ok || len(hb.ProtocolHeaderBytes()) != n {
+		r.Close()
+		r, err = buildRecord(digest, gowarc.Response, date, typeResponse, block, fields...)
+		return r, false, err
+	}
+	h := r.WarcHeader()
+	h.Set(gowarc.ContentLength, strconv.Itoa(len(block)))
+	h.Set(gowarc.WarcBlockDigest, digestOf(digest, block))
+	h.Set(gowarc.WarcPayloadDigest, digestOf(digest, block[n:]))
+	return r, true, nil
+}
+
+// httpHeadLen is the length of an HTTP message's head as gowarc delimits it: up to and including
+// the first line (ending in LF) shorter than three bytes with its LF, or -1 when there is none.
+func httpHeadLen(block []byte) int {
+	for off := 0; off < len(block); {
+		i := bytes.IndexByte(block[off:], '\n')
+		if i < 0 {
+			return -1
+		}
+		if i+1 < 3 {
+			return off + i + 1
+		}
+		off += i + 1
+	}
+	return -1
 }
 
 // toRevisit turns a freshly built response record (whose id is fresh and discarded with it) into an

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 		}
 		ends := map[string]int64{}
 		for _, p := range ps {
-			file, off, err := s.w.appendMembers(p.members)
+			file, off, err := s.w.appendMembers(p.members.Bytes())
 			if err != nil {
 				return err
 			}
@@ -152,8 +153,9 @@ type sealing struct {
 	head    responseHead
 	ip      string
 	resp    gowarc.WarcRecord // the response record as built
+	block   []byte            // the response block when resp holds only its HTTP head (buildResponse)
 	main    gowarc.WarcRecord // resp, or the revisit made from it
-	members []byte            // request, main and metadata records as gzip members
+	members *bytes.Buffer     // request, main and metadata records as gzip members (memberBufs)
 	lens    []int64
 }
 
@@ -161,6 +163,10 @@ func (p *sealing) close() {
 	if p == nil {
 		return
 	}
+	if p.members != nil && p.members.Cap() <= 8<<20 { // a huge capture's buffer is left to the GC
+		memberBufs.Put(p.members)
+	}
+	p.members = nil
 	if p.main != nil && p.main != p.resp {
 		p.main.Close()
 	}
@@ -188,10 +194,14 @@ func (s *Store) build(c Capture) (*sealing, error) {
 		return nil, fmt.Errorf("%s: the capture has no request", c.URL)
 	}
 	p := &sealing{c: c, head: head, ip: validIP(c.IP)}
-	p.resp, err = buildRecord(s.opt.Digest, gowarc.Response, t, typeResponse, c.Response,
+	var headOnly bool
+	p.resp, headOnly, err = buildResponse(s.opt.Digest, t, c.Response,
 		field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcIPAddress, p.ip}, field{gowarc.WarcTruncated, c.Truncated})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.URL, err)
+	}
+	if headOnly {
+		p.block = c.Response
 	}
 	p.main = p.resp
 	p.e = Entry{
@@ -268,6 +278,9 @@ func (s *Store) decide(b *batch, p *sealing) error {
 // encoders are reused gzip encoders, one per worker at a time.
 var encoders = sync.Pool{New: func() any { return newEncoder() }}
 
+// memberBufs are reused buffers of a capture's gzip members, held from encode until Seal is done.
+var memberBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // encode builds the request and metadata records and compresses the capture's three members.
 func (s *Store) encode(p *sealing) error {
 	c, e := p.c, &p.e
@@ -293,10 +306,18 @@ func (s *Store) encode(p *sealing) error {
 	defer meta.Close()
 	enc := encoders.Get().(*encoder)
 	defer encoders.Put(enc)
-	enc.buf.Reset()
-	if p.lens, err = enc.encode(req, p.main, meta); err != nil {
+	if p.members == nil {
+		p.members = memberBufs.Get().(*bytes.Buffer)
+	}
+	p.members.Reset()
+	// gowarc never alters a block it accepts (fixSyntaxErrors is off), so the records' blocks are
+	// written straight from the capture, not copied out of gowarc's buffers.
+	main := encMember{rec: p.main}
+	if p.main == p.resp {
+		main.block = p.block // a revisit's block is its own: the response's HTTP head
+	}
+	if p.lens, err = enc.encode(p.members, encMember{rec: req, block: c.Request}, main, encMember{rec: meta, block: body}); err != nil {
 		return fmt.Errorf("%s: %w", c.URL, err)
 	}
-	p.members = append([]byte(nil), enc.buf.Bytes()...)
 	return nil
 }

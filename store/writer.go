@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,11 +21,10 @@ const openSuffix = ".open"
 // DefaultMaxFileSize is the default rotation size of sealed WARC files.
 const DefaultMaxFileSize = 1 << 30
 
-// encoder turns records into gzip members, one member per record, into a reusable buffer.
+// encoder turns records into gzip members, one member per record.
 type encoder struct {
-	gz  *gzip.Writer
-	m   gowarc.Marshaler
-	buf bytes.Buffer
+	gz *gzip.Writer
+	m  gowarc.Marshaler
 }
 
 func newEncoder() *encoder {
@@ -32,23 +32,60 @@ func newEncoder() *encoder {
 	return &encoder{gz: gz, m: gowarc.NewMarshaler()}
 }
 
-// encode appends one gzip member per record to e.buf and returns each member's length.
-func (e *encoder) encode(recs ...gowarc.WarcRecord) ([]int64, error) {
-	lens := make([]int64, len(recs))
-	for i, r := range recs {
-		start := e.buf.Len()
-		e.gz.Reset(&e.buf)
-		_, _, err := e.m.Marshal(e.gz, r, 0)
+// encMember is one record to encode. block, when set, is the record's whole content block, written
+// instead of the record's own: the bytes it was built from, or the whole block of a response that
+// holds only its HTTP head (buildResponse).
+type encMember struct {
+	rec   gowarc.WarcRecord
+	block []byte
+}
+
+// crlf ends the WARC header line and fields; crlfcrlf ends a record.
+var crlf, crlfcrlf = []byte("\r\n"), []byte("\r\n\r\n")
+
+// encode appends one gzip member per record to dst and returns each member's length.
+func (e *encoder) encode(dst *bytes.Buffer, ms ...encMember) ([]int64, error) {
+	lens := make([]int64, len(ms))
+	for i, m := range ms {
+		start := dst.Len()
+		e.gz.Reset(dst)
+		var err error
+		if m.block == nil {
+			_, _, err = e.m.Marshal(e.gz, m.rec, 0)
+		} else {
+			err = marshalBlock(e.gz, m.rec, m.block)
+		}
 		if err == nil {
 			err = e.gz.Close()
 		}
 		if err != nil {
-			e.buf.Truncate(start)
-			return nil, fmt.Errorf("encode %s record: %w", r.Type(), err)
+			dst.Truncate(start)
+			return nil, fmt.Errorf("encode %s record: %w", m.rec.Type(), err)
 		}
-		lens[i] = int64(e.buf.Len() - start)
+		lens[i] = int64(dst.Len() - start)
 	}
 	return lens, nil
+}
+
+// marshalBlock writes r as gowarc's Marshaler does, but with block as its content block.
+func marshalBlock(w io.Writer, r gowarc.WarcRecord, block []byte) error {
+	if _, err := io.WriteString(w, fmt.Sprint(r.Version())); err != nil {
+		return err
+	}
+	if _, err := w.Write(crlf); err != nil {
+		return err
+	}
+	if _, err := r.WarcHeader().Write(w); err != nil {
+		return err
+	}
+	if _, err := w.Write(crlf); err != nil {
+		return err
+	}
+	if _, err := w.Write(block); err != nil {
+		return err
+	}
+	_, err := w.Write(crlfcrlf)
+	return err
 }
 
 // warcWriter appends gzip members to rotating WARC files in one directory. Files are created as
@@ -132,14 +169,14 @@ func (w *warcWriter) create() error {
 		w.f, w.name, w.size = f, name, 0
 		break
 	}
-	enc := newEncoder()
+	var buf bytes.Buffer
 	info, err := w.warcinfo(w.name)
 	if err == nil {
-		_, err = enc.encode(info)
+		_, err = newEncoder().encode(&buf, encMember{rec: info})
 		info.Close()
 	}
 	if err == nil {
-		_, err = w.f.WriteAt(enc.buf.Bytes(), 0)
+		_, err = w.f.WriteAt(buf.Bytes(), 0)
 	}
 	if err == nil {
 		err = syncDir(w.dir)
@@ -150,7 +187,7 @@ func (w *warcWriter) create() error {
 		w.f = nil
 		return fmt.Errorf("start WARC file %s: %w", w.name, err)
 	}
-	w.size = int64(enc.buf.Len())
+	w.size = int64(buf.Len())
 	w.infoLen = w.size
 	return nil
 }
