@@ -50,7 +50,7 @@ func TestCrawlPoliteAndRobots(t *testing.T) {
 	for name, o := range map[string]*testOrigin{"a": a, "b": b, "c": c} {
 		checkPolite(t, name, o, delay)
 		for _, h := range o.log() {
-			if !strings.HasPrefix(h.UserAgent, "archivectl (+https://example.com/contact)") {
+			if !strings.Contains(h.UserAgent, "archivectl/") || !strings.Contains(h.UserAgent, "+https://example.com/contact") {
 				t.Errorf("%s: User-Agent %q lacks the token and contact URL", name, h.UserAgent)
 			}
 		}
