@@ -87,20 +87,19 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 		s.undo(startFile, startSize)
 		return nil, fmt.Errorf("seal: %w", err)
 	}
+	if err := s.w.finishRetired(); err != nil { // committed: a file left .open is finished by recovery
+		s.opt.Logger.Warn("store: cannot close a full WARC file; the next Open finishes it", "err", err)
+	}
 	return entries, nil
 }
 
 // undo cuts what a failed batch wrote, so that no unindexed record stays behind.
 func (s *Store) undo(startFile string, startSize int64) {
-	var err error
+	err := s.w.dropRetired(startFile, startSize)
 	if s.w.name == startFile {
-		err = s.w.truncate(startFile, startSize)
+		err = errors.Join(err, s.w.truncate(startFile, startSize))
 	} else {
-		err = s.w.truncate(s.w.name, s.w.infoLen)
-		if startFile != "" {
-			s.opt.Logger.Warn("store: a failed batch left unindexed records in a rotated file; archivectl verify lists them",
-				"file", startFile, "from", startSize)
-		}
+		err = errors.Join(err, s.w.truncate(s.w.name, s.w.infoLen))
 	}
 	if err != nil {
 		s.opt.Logger.Error("store: cannot undo a failed batch; run archivectl verify", "err", err)

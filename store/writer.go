@@ -100,10 +100,17 @@ type warcWriter struct {
 	warcinfo func(name string) (gowarc.WarcRecord, error)
 
 	serial  int
-	f       *os.File // nil when no file is open
-	name    string   // final name of the open file
-	size    int64    // bytes of complete members in the open file
-	infoLen int64    // bytes of the open file's warcinfo member
+	f       *os.File  // nil when no file is open
+	name    string    // final name of the open file
+	size    int64     // bytes of complete members in the open file
+	infoLen int64     // bytes of the open file's warcinfo member
+	retired []retired // files filled by the batch being written, kept NAME.open until it commits
+}
+
+// retired is a full file set aside until the batch that filled it is committed to the index.
+type retired struct {
+	f    *os.File
+	name string
 }
 
 func newWarcWriter(dir, prefix string, max int64, now func() time.Time, warcinfo func(string) (gowarc.WarcRecord, error)) *warcWriter {
@@ -128,7 +135,7 @@ func newWarcWriter(dir, prefix string, max int64, now func() time.Time, warcinfo
 // cut back to where it was, so it and later offsets stay valid. It returns the file and offset of buf.
 func (w *warcWriter) appendMembers(buf []byte) (file string, off int64, err error) {
 	if w.f != nil && w.size > w.infoLen && w.size+int64(len(buf)) > w.max {
-		if err := w.closeFile(); err != nil {
+		if err := w.retire(); err != nil {
 			return "", 0, err
 		}
 	}
@@ -213,6 +220,43 @@ func (w *warcWriter) truncate(file string, size int64) error {
 	}
 	w.size = size
 	return nil
+}
+
+// retire syncs the open file and sets it aside, still NAME.open, until finishRetired: renamed
+// before the index commit, a file could hold records that a kill leaves unindexed, beyond the
+// reach of recovery, which repairs only .open files (cutting them back to what the index holds).
+func (w *warcWriter) retire() error {
+	if err := w.f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", w.name, err)
+	}
+	w.retired = append(w.retired, retired{f: w.f, name: w.name})
+	w.f = nil
+	return nil
+}
+
+// finishRetired closes and renames the files retired by the batch just committed.
+func (w *warcWriter) finishRetired() error {
+	var err error
+	for _, r := range w.retired {
+		err = errors.Join(err, r.f.Close(), finishFile(w.dir, r.name))
+	}
+	w.retired = nil
+	return err
+}
+
+// dropRetired undoes the retired files of a failed batch: the file it started in is cut back to
+// startSize and finished; files it filled alone are removed.
+func (w *warcWriter) dropRetired(startFile string, startSize int64) error {
+	var err error
+	for _, r := range w.retired {
+		if r.name == startFile {
+			err = errors.Join(err, r.f.Truncate(startSize), r.f.Sync(), r.f.Close(), finishFile(w.dir, r.name))
+			continue
+		}
+		err = errors.Join(err, r.f.Close(), os.Remove(filepath.Join(w.dir, r.name+openSuffix)))
+	}
+	w.retired = nil
+	return err
 }
 
 // closeFile syncs the open file, closes it and renames NAME.open to NAME.
