@@ -507,7 +507,7 @@ func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
 	return FormatLine(surt, e.Time, CDXJ{
 		URL: e.URL, Mime: e.Mime, Status: e.Status, Digest: e.PayloadDigest,
 		Length: loc.Length, Offset: loc.Offset, Filename: loc.File, Usage: e.Usage,
-		ReleaseAt: e.ReleaseAt.UTC().Format(time.RFC3339), ID: e.ID, State: state,
+		ReleaseAt: e.ReleaseAt.UTC().Format(time.RFC3339Nano), ID: e.ID, State: state,
 		Time: e.Time.UTC().Format(time.RFC3339Nano), Headers: e.Headers, Revisit: e.Revisit, RefersTo: e.RefersTo,
 	})
 }

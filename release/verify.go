@@ -346,7 +346,7 @@ func (v *verifier) checkCDXJ(rel string, shard bool) {
 			v.problem("%s line %d: capture %s is not in index.db (%v)", crel, n, l.ID, err)
 			continue
 		}
-		if l.ReleaseAt != e.ReleaseAt.UTC().Format(time.RFC3339) || l.Digest != e.PayloadDigest || l.URL != e.URL {
+		if l.ReleaseAt != e.ReleaseAt.UTC().Format(time.RFC3339Nano) || l.Digest != e.PayloadDigest || l.URL != e.URL {
 			v.problem("%s line %d: capture %s: url, digest or release_at differ from index.db", crel, n, l.ID)
 		}
 		if shard {
