@@ -1,0 +1,348 @@
+package reliability
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/lookup"
+	"github.com/archivectl/archivectl/store"
+)
+
+// TestNoEarlyPublication is the leak property test: random archives (captures with random
+// periods, Last-Modified values, recaptures and capture times, sealed between passes at random
+// and at adversarial instants — exactly at a release time, one nanosecond before it) are
+// released pass after pass; after every pass no embargoed body's marker is anywhere under
+// public/ (gzip members decompressed) nor in any lookup answer, every due capture is public,
+// and both verifiers are clean. ARCHIVECTL_CAMPAIGN=full runs more and longer archives.
+func TestNoEarlyPublication(t *testing.T) {
+	t.Parallel()
+	seed := seedFor(t)
+	archives, passes := 1, 6
+	if campaign() {
+		archives, passes = 10, 12
+	}
+	checked := 0
+	for i := range archives {
+		n := leakTrial(t, seed+uint64(i), 1000, passes)
+		checked += n
+		t.Logf("archive %d (seed %d): %d captures × passes checked", i, seed+uint64(i), n)
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("leak property: %d archives of 1000 captures, %d captures × passes checked, 0 leaks", archives, checked)
+}
+
+// leakTrial builds one random archive of n captures over the given number of passes and returns
+// how many captures × passes it checked.
+func leakTrial(t *testing.T, seed uint64, n, passes int) int {
+	t.Helper()
+	dir := memDir(t)
+	g := newGenerator(seed, 7)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	r := release.New(dir, release.Options{ShardSize: 48 << 10, Logger: quietLogger()})
+	now := t0
+	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
+	if err != nil {
+		t.Fatalf("lookup.Open: %v", err)
+	}
+	checked := 0
+	prev := t0
+	for p := range passes {
+		// The pass time: a random step, or exactly at (or just before) a pending release time.
+		now = prev.Add(time.Duration(1 + rng.Int64N(int64(40*24*time.Hour))))
+		var pending []*capture
+		for _, c := range g.all {
+			if c.releaseAt.After(prev) {
+				pending = append(pending, c)
+			}
+		}
+		if len(pending) > 0 && rng.IntN(2) == 0 {
+			c := pending[rng.IntN(len(pending))]
+			now = c.releaseAt
+			if rng.IntN(2) == 0 && c.releaseAt.Add(-time.Nanosecond).After(prev) {
+				now = c.releaseAt.Add(-time.Nanosecond)
+			}
+		}
+		if p == passes-1 {
+			now = now.Add(200 * 24 * time.Hour) // the last pass releases almost everything
+		}
+		// The captures of this round, crawled since the previous pass (the first round: a long crawl).
+		k := n / passes
+		if p == 0 {
+			k += n % passes
+		}
+		from := prev
+		if p == 0 {
+			from = t0.Add(-300 * 24 * time.Hour)
+		}
+		round := make([]*capture, k)
+		for i := range round {
+			round[i] = g.next(from, now)
+		}
+		seal(t, dir, rng, now, round, 256<<10)
+		if _, err := r.Pass(context.Background(), now); err != nil {
+			t.Fatalf("pass %d at %s: %v", p, now.Format(time.RFC3339Nano), err)
+		}
+		if _, err := srv.Refresh(); err != nil {
+			t.Fatalf("lookup Refresh: %v", err)
+		}
+		checked += checkPass(t, dir, srv, g, now, p == 0 || p == passes/2 || p == passes-1)
+		if t.Failed() {
+			t.Fatalf("pass %d at %s failed (seed %d)", p, now.Format(time.RFC3339Nano), seed)
+		}
+		prev = now
+	}
+	// Idempotence: one more pass at the same instant changes no byte under public/.
+	before := treeDigest(t, filepath.Join(dir, "public"))
+	if _, err := r.Pass(context.Background(), now); err != nil {
+		t.Fatalf("repeated pass: %v", err)
+	}
+	if after := treeDigest(t, filepath.Join(dir, "public")); after != before {
+		t.Errorf("a second pass at %s changed public/ (seed %d)", now.Format(time.RFC3339Nano), seed)
+	}
+	return checked
+}
+
+// checkPass checks the archive after a pass at now and returns how many captures it checked.
+func checkPass(t *testing.T, dir string, srv http.Handler, g *generator, now time.Time, verify bool) int {
+	t.Helper()
+	allowed := map[string]bool{} // the markers that may be public: those of a due capture
+	for _, c := range g.all {
+		if c.due(now) {
+			allowed[c.marker] = true
+		}
+	}
+	leak := func(where string, found map[string]bool) {
+		for m := range found {
+			if !allowed[m] {
+				c := g.marker[m]
+				t.Errorf("LEAK at pass %s: %s holds the body of %s (captured %s, release %s, Last-Modified %q %s, period %s)",
+					now.Format(time.RFC3339Nano), where, c.url, c.time.Format(time.RFC3339Nano), c.releaseAt.Format(time.RFC3339Nano), c.lmLines, c.lmKind, c.period)
+			}
+		}
+	}
+
+	// 1. Every byte under public/, gzip members decompressed.
+	public := publicMarkers(t, filepath.Join(dir, "public"))
+	for m, where := range public {
+		leak(where, map[string]bool{m: true})
+	}
+
+	// 2. The index: every capture in the state and at the release time the rule gives.
+	entries := indexEntries(t, dir)
+	for _, c := range g.all {
+		e, ok := entries[c.id]
+		switch {
+		case !ok:
+			t.Errorf("capture %s of %s is not in the index", c.id, c.url)
+			continue
+		case !e.ReleaseAt.Equal(c.releaseAt):
+			t.Errorf("%s captured %s, Last-Modified %q (%s), first seen %s, period %s: release time %s, the rule gives %s",
+				c.url, c.time.Format(time.RFC3339Nano), c.lmLines, c.lmKind, c.firstSeen.Format(time.RFC3339Nano), c.period,
+				e.ReleaseAt.Format(time.RFC3339Nano), c.releaseAt.Format(time.RFC3339Nano))
+		case c.due(now) && e.State != store.Released:
+			t.Errorf("%s (release %s) is due at %s but %s", c.url, c.releaseAt.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano), e.State)
+		case !c.due(now) && e.State != store.Tombstoned:
+			t.Errorf("%s (release %s) is not due at %s but %s", c.url, c.releaseAt.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano), e.State)
+		}
+		if c.due(now) && public[c.marker] == "" {
+			t.Errorf("%s is due (release %s ≤ %s) but its body is nowhere under public/", c.url, c.releaseAt.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+		}
+	}
+
+	// 3. Every lookup answer about every URL.
+	ask := func(target string) (int, []byte) {
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+		b := rec.Body.Bytes()
+		found := map[string]bool{}
+		scanMarkers(b, found)
+		if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+			if plain, err := gunzip(b); err == nil {
+				scanMarkers(plain, found)
+			}
+		}
+		leak("GET "+target, found)
+		return rec.Code, b
+	}
+	for u, cs := range g.byURL {
+		q := url.QueryEscape(u)
+		code, b := ask("/api/v1/captures?url=" + q)
+		var ans struct {
+			Captures []struct {
+				Timestamp time.Time `json:"timestamp"`
+				State     string    `json:"state"`
+				ReleaseAt string    `json:"release_at"`
+			} `json:"captures"`
+		}
+		if code != http.StatusOK || json.Unmarshal(b, &ans) != nil {
+			t.Errorf("captures of %s: %d %.200s", u, code, b)
+			continue
+		}
+		if len(ans.Captures) != len(cs) {
+			t.Errorf("captures of %s: %d in the answer, %d sealed", u, len(ans.Captures), len(cs))
+		}
+		for _, c := range cs {
+			ts := c.time.UTC().Format(time.RFC3339Nano)
+			want := map[bool]string{true: "released", false: "embargoed"}[c.due(now)]
+			hit := false
+			for _, a := range ans.Captures {
+				if a.Timestamp.Equal(c.time) {
+					hit = true
+					if a.State != want || a.ReleaseAt != c.releaseAt.UTC().Format(time.RFC3339Nano) {
+						t.Errorf("captures of %s at %s: state %s, release %s; want %s, %s", u, ts, a.State, a.ReleaseAt, want, c.releaseAt.UTC().Format(time.RFC3339Nano))
+					}
+				}
+			}
+			if !hit {
+				t.Errorf("captures of %s: none at %s (captured %s) in %s", u, ts, c.time.Format(time.RFC3339Nano), b)
+			}
+			for _, format := range []string{"payload", "warc.gz", "warc"} {
+				code, b := ask(fmt.Sprintf("/api/v1/record?url=%s&timestamp=%s&format=%s", q, c.time.UTC().Format("20060102150405"), format))
+				// A revisit's record holds no payload: only format=payload serves its original's body.
+				body := c.original == nil || format == "payload"
+				switch {
+				case c.due(now) && (code != http.StatusOK || body && !containsMarker(b, c.marker)):
+					t.Errorf("record of %s at %s (%s), due: %d without its body", u, ts, format, code)
+				case !c.due(now) && code != http.StatusForbidden:
+					t.Errorf("record of %s at %s (%s), embargoed until %s: %d, want 403", u, ts, format, c.releaseAt.Format(time.RFC3339Nano), code)
+				}
+			}
+		}
+		ask("/api/v1/record?url=" + q + "&format=payload")
+		ask("/?url=" + q)
+	}
+	ask("/api/v1/calendar")
+	for h := range g.hosts {
+		ask(fmt.Sprintf("/api/v1/captures?url=%s&matchType=prefix&limit=1000", url.QueryEscape(fmt.Sprintf("https://h%d.example/", h))))
+	}
+
+	// 4. Both verifiers (they read everything, slowly: after the first, middle and last passes).
+	if !verify {
+		return len(g.all)
+	}
+	ps, err := store.Verify(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("store.Verify: %v", err)
+	}
+	for _, p := range ps {
+		t.Errorf("store.Verify: %s", p)
+	}
+	pub, err := release.Verify(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("release.Verify: %v", err)
+	}
+	for _, p := range pub {
+		t.Errorf("release.Verify: %s", p)
+	}
+	return len(g.all)
+}
+
+// containsMarker reports whether b, or b gunzipped, holds marker.
+func containsMarker(b []byte, marker string) bool {
+	if bytes.Contains(b, []byte(marker)) {
+		return true
+	}
+	plain, err := gunzip(b)
+	return err == nil && bytes.Contains(plain, []byte(marker))
+}
+
+// gunzip decompresses every gzip member of b.
+func gunzip(b []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+// scanMarkers adds every marker found in b to found.
+func scanMarkers(b []byte, found map[string]bool) {
+	for {
+		i := bytes.Index(b, []byte(markerPrefix))
+		if i < 0 {
+			return
+		}
+		if len(b)-i >= markerLen {
+			found[string(b[i:i+markerLen])] = true
+		} else {
+			found[string(b[i:])] = true // a cut marker is a leak of its own
+		}
+		b = b[i+len(markerPrefix):]
+	}
+}
+
+// publicMarkers returns every marker found in any file under dir, raw or gunzipped, with the
+// file it was found in.
+func publicMarkers(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		found := map[string]bool{}
+		scanMarkers(b, found)
+		if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+			plain, err := gunzip(b)
+			if err != nil {
+				t.Errorf("%s: not whole gzip members: %v", p, err)
+			}
+			scanMarkers(plain, found) // what was read before any error counts too
+		}
+		rel, _ := filepath.Rel(dir, p)
+		for m := range found {
+			out[m] = "public/" + rel
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatalf("walk %s: %v", dir, err)
+	}
+	return out
+}
+
+// treeDigest is a digest of every file name, mode and content under dir.
+func treeDigest(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	var names []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	sort.Strings(names)
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := os.Stat(n)
+		fmt.Fprintf(h, "%s %v %d\n", n, st.Mode(), len(b))
+		h.Write(b)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
