@@ -39,20 +39,24 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 	if err != nil {
 		return 0, err
 	}
+	ids := make([]string, 0, len(public))
+	for id := range public {
+		ids = append(ids, id)
+	}
+	entries, err := ix.GetMany(ids)
+	if err != nil {
+		return 0, err
+	}
 	var marks []store.Mark
 	for id, m := range public {
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		e, ok, err := ix.Get(id)
-		if err != nil {
-			return 0, err
-		}
-		if ok && e.State < m.State {
+		if e, ok := entries[id]; ok && e.State < m.State {
 			marks = append(marks, m)
 		}
 	}
 	for i := 0; i < len(marks); i += 1000 {
+		if err := ctx.Err(); err != nil {
+			return i, err
+		}
 		if err := ix.Mark(marks[i:min(i+1000, len(marks))]); err != nil {
 			return i, fmt.Errorf("restore release states: %w", err)
 		}

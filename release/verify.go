@@ -38,12 +38,18 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release verify: %w", err)
 	}
-	v.ix = ix
 	if v.state, err = ReadState(dataDir); err != nil {
 		return nil, err
 	}
 	if err := v.readLog(); err != nil {
 		return nil, err
+	}
+	ids := make([]string, 0, len(v.logged))
+	for _, ref := range v.logged {
+		ids = append(ids, ref.e.ID)
+	}
+	if v.entries, err = ix.GetMany(ids); err != nil { // one read of index.db, not one per record
+		return nil, fmt.Errorf("release verify: %w", err)
 	}
 	for _, sub := range []string{"shards", "tombstones"} {
 		names, err := filepath.Glob(filepath.Join(publicDir(dataDir), sub, "*.warc.gz"))
@@ -94,10 +100,10 @@ type logRef struct {
 
 type verifier struct {
 	dir      string
-	ix       *store.Index
 	state    State
 	logged   map[memberKey]logRef
-	released map[string]string // capture id → the shard that released it
+	released map[string]string      // capture id → the shard that released it
+	entries  map[string]store.Entry // the index entries of every capture the audit log names
 	problems []string
 }
 
@@ -180,9 +186,9 @@ func (v *verifier) checkMember(f *os.File, rec gowarc.WarcRecord, rel string, of
 	}
 	ref.seen = true
 	v.logged[k] = ref
-	e, found, err := v.ix.Get(ref.e.ID)
-	if err != nil || !found {
-		v.problem("%s offset %d: capture %s is not in index.db (%v)", rel, off, ref.e.ID, err)
+	e, found := v.entries[ref.e.ID]
+	if !found {
+		v.problem("%s offset %d: capture %s is not in index.db", rel, off, ref.e.ID)
 		return
 	}
 	if ref.kind == "tombstone" {
@@ -341,9 +347,9 @@ func (v *verifier) checkCDXJ(rel string, shard bool) {
 		case !ok || ref.kind != kind || ref.e.ID != l.ID || ref.e.Length != l.Length:
 			v.problem("%s line %d: capture %s at offset %d is not the %s record the audit log has there", crel, n, l.ID, l.Offset, kind)
 		}
-		e, found, err := v.ix.Get(l.ID)
-		if err != nil || !found {
-			v.problem("%s line %d: capture %s is not in index.db (%v)", crel, n, l.ID, err)
+		e, found := v.entries[l.ID]
+		if !found {
+			v.problem("%s line %d: capture %s is not in index.db or not in the audit log", crel, n, l.ID)
 			continue
 		}
 		if l.ReleaseAt != e.ReleaseAt.UTC().Format(time.RFC3339Nano) || l.Digest != e.PayloadDigest || l.URL != e.URL {

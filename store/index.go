@@ -376,6 +376,24 @@ func (ix *Index) Get(id string) (e Entry, ok bool, err error) {
 	return e, ok, err
 }
 
+// GetMany returns the entries of the ids the index holds, read in one transaction; unknown ids are absent.
+func (ix *Index) GetMany(ids []string) (map[string]Entry, error) {
+	m := make(map[string]Entry, len(ids))
+	err := ix.view(func(tx *bolt.Tx) error {
+		for _, id := range ids {
+			e, ok, err := getEntry(tx, id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				m[id] = e
+			}
+		}
+		return nil
+	})
+	return m, err
+}
+
 // Next is the earliest ReleaseAt after now among unreleased captures; ok is false when there is none.
 func (ix *Index) Next(now time.Time) (t time.Time, ok bool, err error) {
 	err = ix.view(func(tx *bolt.Tx) error {
