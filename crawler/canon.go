@@ -17,8 +17,12 @@ func canonical(u *url.URL) (*url.URL, bool) {
 	if scheme != "http" && scheme != "https" {
 		return nil, false
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if host == "" || host[0] == '.' || strings.Contains(host, "..") {
+	host := strings.ToLower(u.Hostname())
+	if strings.Contains(host, "..") { // checked before the root dot goes, so "a.." is no "a."
+		return nil, false
+	}
+	host = strings.TrimSuffix(host, ".")
+	if host == "" || host[0] == '.' {
 		return nil, false
 	}
 	port := u.Port()
