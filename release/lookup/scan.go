@@ -8,6 +8,36 @@ import (
 	"unicode/utf8"
 )
 
+// stringField is where the value of a string-valued key goes.
+func (f *fields) stringField(key string) *[]byte {
+	switch key {
+	case "url":
+		return &f.url
+	case "mime":
+		return &f.mime
+	case "digest":
+		return &f.digest
+	case "filename":
+		return &f.filename
+	case "release_at":
+		return &f.releaseAt
+	case "state":
+		return &f.state
+	}
+	return &f.time
+}
+
+// intField is where the value of an integer-valued key goes.
+func (f *fields) intField(key string) *int64 {
+	switch key {
+	case "status":
+		return &f.status
+	case "length":
+		return &f.length
+	}
+	return &f.offset
+}
+
 // fastFields decodes the JSON block exactly as json.Marshal writes release.CDXJ: no whitespace,
 // known keys, plain strings, integers. ok is false for anything else, and the caller falls back
 // to encoding/json, so both paths agree on every input (FuzzFastFields checks it).
@@ -44,37 +74,13 @@ func fastFields(b []byte) (f fields, ok bool) {
 			if !ok {
 				return f, false
 			}
-			switch string(key) {
-			case "url":
-				f.url = s
-			case "mime":
-				f.mime = s
-			case "digest":
-				f.digest = s
-			case "filename":
-				f.filename = s
-			case "release_at":
-				f.releaseAt = s
-			case "state":
-				f.state = s
-			case "time":
-				f.time = s
-			}
-			i = next
+			*f.stringField(string(key)), i = s, next
 		case "status", "length", "offset":
 			n, next, ok := readInt(b, i)
 			if !ok {
 				return f, false
 			}
-			switch string(key) {
-			case "status":
-				f.status = n
-			case "length":
-				f.length = n
-			case "offset":
-				f.offset = n
-			}
-			i = next
+			*f.intField(string(key)), i = n, next
 		case "revisit":
 			switch {
 			case bytes.HasPrefix(b[i:], []byte("true")):
