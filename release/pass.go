@@ -131,25 +131,35 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 		return s, -1, err
 	}
 
-	deferred := map[string]bool{}
-	for {
-		batch, err := collect(ix.Due, now, deferred)
-		if err != nil {
-			return s, -1, fmt.Errorf("release: %w", err)
+	// A revisit is due no earlier than its original, so it is held back only when its original
+	// comes in a later batch of this pass (or is missing): a second round releases it then.
+	var deferred map[string]bool
+	for round := 0; round < 2; round++ {
+		deferred = map[string]bool{}
+		released := 0
+		for {
+			batch, err := collect(ix.Due, now, deferred)
+			if err != nil {
+				return s, -1, fmt.Errorf("release: %w", err)
+			}
+			if len(batch) == 0 {
+				break
+			}
+			if batch, err = p.order(batch, deferred); err != nil {
+				return s, -1, err
+			}
+			if len(batch) == 0 {
+				continue // all held back; the next scan skips them
+			}
+			if err := p.release(ctx, batch); err != nil {
+				return s, -1, err
+			}
+			released += len(batch)
 		}
-		if len(batch) == 0 {
+		s.Released += released
+		if len(deferred) == 0 || released == 0 {
 			break
 		}
-		if batch, err = p.order(batch, deferred); err != nil {
-			return s, -1, err
-		}
-		if len(batch) == 0 {
-			continue // all held back; the next scan skips them
-		}
-		if err := p.release(ctx, batch); err != nil {
-			return s, -1, err
-		}
-		s.Released += len(batch)
 	}
 	s.Deferred = len(deferred)
 	for {

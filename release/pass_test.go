@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -281,4 +282,38 @@ func TestPassRefusesBadJournal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRevisitAcrossBatches: a revisit whose original comes in a later batch of the same pass is
+// released in that pass too, not held back until the next one. Not parallel: it sets maxBatch.
+func TestRevisitAcrossBatches(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pairs = 8 // due order within one release time is by id: some revisit precedes its original
+	var due time.Time
+	for i := range pairs {
+		c := testCapture(fmt.Sprintf("https://a.example/p%d", i), t0, 7, i)
+		es, err := s.Seal(context.Background(), []store.Capture{c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Time = t0.Add(time.Hour)
+		rs, err := s.Seal(context.Background(), []store.Capture{c})
+		if err != nil || !rs[0].Revisit || !rs[0].ReleaseAt.Equal(es[0].ReleaseAt) {
+			t.Fatalf("revisit %d: %+v, %v", i, rs, err)
+		}
+		due = rs[0].ReleaseAt
+	}
+	s.Close()
+	old := maxBatch
+	maxBatch = 1
+	defer func() { maxBatch = old }()
+	sum := mustPass(t, newTestReleaser(dir), due)
+	if sum.Released != 2*pairs || sum.Deferred != 0 {
+		t.Errorf("released %d, deferred %d; want %d and 0", sum.Released, sum.Deferred, 2*pairs)
+	}
+	mustVerify(t, dir)
 }
