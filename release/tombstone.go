@@ -53,13 +53,5 @@ func tombstoneRecord(e store.Entry, pass time.Time) ([]byte, error) {
 	}
 	return marshalRecord(typeMetadata, recordID("tombstone:"+e.ID), pass, TombstoneType, block,
 		[2]string{"WARC-Target-URI", e.URL},
-		[2]string{"WARC-Refers-To", idRef(e.ID)})
-}
-
-// idRef is a record id as WARC header fields carry it: "<urn:uuid:…>".
-func idRef(id string) string {
-	if id == "" || id[0] == '<' {
-		return id
-	}
-	return "<" + id + ">"
+		[2]string{"WARC-Refers-To", store.IDRef(e.ID)})
 }

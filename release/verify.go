@@ -221,7 +221,7 @@ func (v *verifier) checkTombstone(rec gowarc.WarcRecord, rel string, off int64, 
 		v.problem("%s: a %s record of type %q, not a metadata record of %s", where, rec.Type(), rec.WarcHeader().Get(gowarc.ContentType), TombstoneType)
 		return
 	}
-	if rec.WarcHeader().Get(gowarc.WarcRefersTo) != idRef(e.ID) {
+	if rec.WarcHeader().Get(gowarc.WarcRefersTo) != store.IDRef(e.ID) {
 		v.problem("%s: WARC-Refers-To is %q", where, rec.WarcHeader().Get(gowarc.WarcRefersTo))
 	}
 	rd, err := rec.Block().RawBytes()

@@ -52,7 +52,7 @@ func (r *rebuilder) add(loc Location, rec gowarc.WarcRecord) {
 			bad(fmt.Errorf("WARC-Date: %w", err))
 			return
 		}
-		id := idRef(rec.RecordId())
+		id := IDRef(rec.RecordId())
 		if _, dup := r.entries[id]; dup {
 			bad(fmt.Errorf("record id %s appears twice", id))
 			return

@@ -175,8 +175,8 @@ func newRecordID() (string, error) {
 	return "<urn:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:] + ">", nil
 }
 
-// idRef is a record id as WARC header fields carry it: "<urn:uuid:…>".
-func idRef(id string) string {
+// IDRef is a record id as WARC header fields carry it: "<urn:uuid:…>".
+func IDRef(id string) string {
 	if id == "" || id[0] == '<' {
 		return id
 	}

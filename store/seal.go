@@ -204,7 +204,7 @@ func (s *Store) build(c Capture) (*sealing, error) {
 	}
 	p.main = p.resp
 	p.e = Entry{
-		ID: idRef(p.resp.RecordId()), URL: c.URL, SURT: surt, Time: t, Status: head.Status, Mime: head.mime(),
+		ID: IDRef(p.resp.RecordId()), URL: c.URL, SURT: surt, Time: t, Status: head.Status, Mime: head.mime(),
 		Headers: head.Headers, PayloadDigest: p.resp.WarcHeader().Get(gowarc.WarcPayloadDigest),
 		Period: c.Period, FirstSeen: t, Robots: c.Robots,
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, State: Sealed,

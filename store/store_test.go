@@ -99,7 +99,7 @@ func TestSealRoundTrip(t *testing.T) {
 				t.Fatalf("read response: %v", err)
 			}
 			defer resp.Close()
-			if got := idRef(resp.RecordId()); got != e.ID || resp.Type() != gowarc.Response {
+			if got := IDRef(resp.RecordId()); got != e.ID || resp.Type() != gowarc.Response {
 				t.Errorf("response record %s %s, want response %s", resp.Type(), got, e.ID)
 			}
 			if !bytes.Equal(readBlock(t, resp), c.Response) {
