@@ -22,6 +22,7 @@ var commands = map[string]command{
 	"robots":  runRobots,
 	"verify":  runVerify,
 	"demo":    runDemo,
+	"version": runVersion,
 }
 
 const usage = `usage: archivectl COMMAND [flags]
@@ -33,6 +34,7 @@ commands:
   robots URL...     evaluate robots.txt for URLs and print one JSON object per URL
   verify            check sealed and public records against the index
   demo              crawl an embedded demo web, release it over 91 days, serve the result
+  version           print the version and the VCS commit (also --version)
 
 Every command takes --data DIR (default ./archive-data) and --config FILE.
 Run "archivectl COMMAND -h" for a command's flags.
@@ -53,6 +55,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 2
 		}
 		return 0
+	}
+	if args[0] == "--version" {
+		args = append([]string{"version"}, args[1:]...)
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
