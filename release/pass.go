@@ -16,12 +16,13 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // Options tune a Releaser; zero values take the defaults.
 type Options struct {
 	ShardSize   int64         // public shard rotation size in bytes (default 1 GiB)
-	LockTimeout time.Duration // how long a pass waits for index.db or another pass before giving up (default 2 s)
+	LockTimeout time.Duration // how long a pass waits for index.db or another pass before giving up (default lockfile.DefaultTimeout, 5 s)
 	Logger      *slog.Logger  // default slog.Default()
 	Software    string        // written into every warcinfo record (default "archivectl")
 }
@@ -52,7 +53,7 @@ func New(dataDir string, opt Options) *Releaser {
 		opt.ShardSize = 1 << 30
 	}
 	if opt.LockTimeout <= 0 {
-		opt.LockTimeout = 2 * time.Second
+		opt.LockTimeout = lockfile.DefaultTimeout
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
@@ -66,7 +67,7 @@ func New(dataDir string, opt Options) *Releaser {
 // Pass releases every capture due at now and publishes a tombstone for every capture not yet
 // due that has none. It is idempotent: a second pass at the same now changes no byte under
 // public/. A pass interrupted anywhere is completed or rolled back by the next one. A busy
-// index.db (or another pass) gives an error wrapping store.ErrBusy after LockTimeout. Pass logs
+// index.db (or another pass) gives an error wrapping lockfile.ErrBusy after LockTimeout. Pass logs
 // a successful pass at Info; errors are the caller's to report.
 func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	start := time.Now()
@@ -93,11 +94,11 @@ type pass struct {
 }
 
 func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog int, err error) {
-	unlock, err := lock(r.dir, r.opt.LockTimeout)
+	lock, err := lockfile.Acquire(lockPath(r.dir), r.opt.LockTimeout)
 	if err != nil {
-		return s, -1, err
+		return s, -1, fmt.Errorf("release: %w", err)
 	}
-	defer unlock()
+	defer lock.Release()
 	ix, err := store.OpenIndex(indexPath(r.dir), r.opt.LockTimeout)
 	if err != nil {
 		return s, -1, fmt.Errorf("release: %w", err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -168,7 +169,7 @@ func TestShardRotation(t *testing.T) {
 	mustVerify(t, a.dir)
 }
 
-// TestPassBusy: a pass gives up with store.ErrBusy, within its timeout, when index.db or the release lock is held.
+// TestPassBusy: a pass gives up with lockfile.ErrBusy, within its timeout, when index.db or the release lock is held.
 func TestPassBusy(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -183,11 +184,11 @@ func TestPassBusy(t *testing.T) {
 			return func() { db.Close() }
 		}},
 		{"another pass", func(t *testing.T, dir string) func() {
-			unlock, err := lock(dir, time.Second)
+			l, err := lockfile.Acquire(filepath.Join(dir, "release.lock"), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return unlock
+			return func() { l.Release() }
 		}},
 	}
 	for _, tc := range tests {
@@ -198,8 +199,8 @@ func TestPassBusy(t *testing.T) {
 			r := New(a.dir, Options{LockTimeout: 100 * time.Millisecond, Logger: quietLogger()})
 			start := time.Now()
 			_, err := r.Pass(context.Background(), t0.Add(time.Hour))
-			if !errors.Is(err, store.ErrBusy) {
-				t.Errorf("Pass = %v, want an error wrapping store.ErrBusy", err)
+			if !errors.Is(err, lockfile.ErrBusy) {
+				t.Errorf("Pass = %v, want an error wrapping lockfile.ErrBusy", err)
 			}
 			if d := time.Since(start); d > 3*time.Second {
 				t.Errorf("a busy pass took %v", d)

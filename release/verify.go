@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -34,7 +35,7 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	if _, err := os.Stat(journalPath(dataDir)); err == nil {
 		v.problem("a release commit is pending in %s: run archivectl release to finish it", journalPath(dataDir))
 	}
-	ix, err := store.OpenIndex(indexPath(dataDir), store.DefaultLockTimeout)
+	ix, err := store.OpenIndex(indexPath(dataDir), lockfile.DefaultTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("release verify: %w", err)
 	}

@@ -29,7 +29,8 @@
 // a killed writer back to that point (dropping, and reporting, any entry that points past valid
 // data) and renames it to its final name.
 //
-// Locking. index.db is opened per operation, with a timeout: a busy index gives a *BusyError
-// (errors.Is ErrBusy) naming the file and, on Linux, the holding process. A Store also holds
-// dataDir/sealed.lock for its lifetime, so only one writer (or Reindex) works on a repository.
+// Locking. index.db is opened per operation, with a timeout: a busy index gives a
+// *lockfile.BusyError (errors.Is lockfile.ErrBusy) naming the file and, on Linux, the holding
+// process. A Store also holds dataDir/sealed.lock for its lifetime, so only one writer (or
+// Reindex) works on a repository.
 package store

@@ -11,15 +11,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
 
 // schemaVersion is the layout of index.db this code reads and writes.
 const schemaVersion = 1
-
-// DefaultLockTimeout is how long an index operation waits for another process's lock.
-const DefaultLockTimeout = 5 * time.Second
 
 // The buckets of index.db.
 var (
@@ -57,10 +55,10 @@ type Index struct {
 }
 
 // OpenIndex prepares the index at path, creating it (and its directory) when absent and checking its
-// schema; a lock held elsewhere for longer than timeout gives an error wrapping ErrBusy.
+// schema; a lock held elsewhere for longer than timeout gives an error wrapping lockfile.ErrBusy.
 func OpenIndex(path string, timeout time.Duration) (*Index, error) {
 	if timeout <= 0 {
-		timeout = DefaultLockTimeout
+		timeout = lockfile.DefaultTimeout
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
@@ -97,11 +95,11 @@ func initBuckets(tx *bolt.Tx) error {
 	return nil
 }
 
-// open opens the bbolt file, mapping a lock timeout to ErrBusy.
+// open opens the bbolt file, mapping a lock timeout to a lockfile.BusyError.
 func (ix *Index) open(readOnly bool) (*bolt.DB, error) {
 	db, err := bolt.Open(ix.path, 0o600, &bolt.Options{Timeout: ix.timeout, ReadOnly: readOnly})
 	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, busyError(ix.path)
+		return nil, lockfile.Busy(ix.path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", ix.path, err)
@@ -111,11 +109,11 @@ func (ix *Index) open(readOnly bool) (*bolt.DB, error) {
 
 // update runs fn in one read-write transaction of a freshly opened index.
 func (ix *Index) update(fn func(*bolt.Tx) error) error {
-	l := lockOf(ix.path)
-	if err := l.acquire(ix.path, ix.timeout); err != nil {
+	l := lockfile.InProcessOf(ix.path)
+	if err := l.Acquire(ix.timeout); err != nil {
 		return err
 	}
-	defer l.release()
+	defer l.Release()
 	db, err := ix.open(false)
 	if err != nil {
 		return err
@@ -129,11 +127,11 @@ func (ix *Index) update(fn func(*bolt.Tx) error) error {
 
 // view runs fn in one read-only transaction of a freshly opened index.
 func (ix *Index) view(fn func(*bolt.Tx) error) error {
-	l := lockOf(ix.path)
-	if err := l.acquire(ix.path, ix.timeout); err != nil {
+	l := lockfile.InProcessOf(ix.path)
+	if err := l.Acquire(ix.timeout); err != nil {
 		return err
 	}
-	defer l.release()
+	defer l.Release()
 	db, err := ix.open(true)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -94,8 +95,8 @@ func TestLockTimeout(t *testing.T) {
 			start := time.Now()
 			err := tc.attempt(dir)
 			waited := time.Since(start)
-			if !errors.Is(err, ErrBusy) {
-				t.Fatalf("got %v, want ErrBusy", err)
+			if !errors.Is(err, lockfile.ErrBusy) {
+				t.Fatalf("got %v, want lockfile.ErrBusy", err)
 			}
 			if waited < tc.minWait-100*time.Millisecond || // bbolt polls the lock every 50 ms
 				waited > tc.minWait+5*time.Second {
@@ -122,7 +123,7 @@ func TestLockTimeoutInProcess(t *testing.T) {
 	<-held
 	_, _, err = ix.Get("<urn:uuid:x>")
 	close(done)
-	var be *BusyError
+	var be *lockfile.BusyError
 	if !errors.As(err, &be) || !strings.Contains(be.Holder, "this process") {
 		t.Errorf("got %v, want a BusyError naming this process", err)
 	}

@@ -16,7 +16,7 @@ import (
 // abandon drops a store the way a killed process would: no Close, only its lock released.
 func abandon(s *Store) {
 	s.w.f.Close()
-	s.lock.release()
+	s.lock.Release()
 }
 
 func openFiles(t *testing.T, dir string) []string {

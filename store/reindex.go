@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -29,11 +30,11 @@ func Reindex(ctx context.Context, dataDir string) error {
 // capture starts Sealed. It holds the store's writer lock, builds index.db.reindex and renames it
 // over index.db. It returns what it skipped: bad records, incomplete captures.
 func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
-	lock, err := lockWriter(filepath.Join(dataDir, lockFile))
+	lock, err := lockfile.Acquire(filepath.Join(dataDir, lockFile), 0)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	rb := newRebuilder()
 	problems, err := scanSealed(ctx, filepath.Join(dataDir, SealedDir), nil, rb)
 	if err != nil {
@@ -43,15 +44,15 @@ func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
 	problems = append(problems, more...)
 
 	path := filepath.Join(dataDir, IndexFile)
-	l := lockOf(path)
-	if err := l.acquire(path, DefaultLockTimeout); err != nil {
+	l := lockfile.InProcessOf(path)
+	if err := l.Acquire(lockfile.DefaultTimeout); err != nil {
 		return nil, err
 	}
-	defer l.release()
+	defer l.Release()
 	// Hold the old index read-write until the new one has replaced it, so that no release pass
 	// marks captures in a file about to be dropped.
 	old, states, err := oldStates(path)
-	if errors.Is(err, ErrBusy) {
+	if errors.Is(err, lockfile.ErrBusy) {
 		return nil, err
 	}
 	if err != nil {
@@ -83,9 +84,9 @@ func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, states, nil
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: DefaultLockTimeout})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout})
 	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, nil, busyError(path)
+		return nil, nil, lockfile.Busy(path)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +113,7 @@ func writeIndex(ctx context.Context, path string, entries []Entry) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: DefaultLockTimeout, NoSync: true})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout, NoSync: true})
 	if err != nil {
 		return fmt.Errorf("reindex: %w", err)
 	}

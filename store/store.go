@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -33,7 +34,7 @@ type Store struct {
 	opt       Options
 	ix        *Index
 	w         *warcWriter
-	lock      *writerLock
+	lock      *lockfile.Lock
 	recovered []Problem
 	closed    bool
 }
@@ -65,7 +66,7 @@ func Open(dataDir string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("store: digest %q is not supported; use sha256 or sha1", opt.Digest)
 	}
 	if opt.LockTimeout <= 0 {
-		opt.LockTimeout = DefaultLockTimeout
+		opt.LockTimeout = lockfile.DefaultTimeout
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
@@ -80,18 +81,18 @@ func Open(dataDir string, opt Options) (*Store, error) {
 	if err := os.Chmod(sealed, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	lock, err := lockWriter(filepath.Join(dataDir, lockFile))
+	lock, err := lockfile.Acquire(filepath.Join(dataDir, lockFile), 0)
 	if err != nil {
 		return nil, err
 	}
 	ix, err := OpenIndex(filepath.Join(dataDir, IndexFile), opt.LockTimeout)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	s := &Store{sealed: sealed, opt: opt, ix: ix, lock: lock}
 	if s.recovered, err = recoverOpen(sealed, ix, opt.Logger); err != nil {
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	s.w = newWarcWriter(sealed, "archivectl", opt.MaxFileSize, opt.Now, s.warcinfo)
@@ -135,7 +136,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.w.closeFile()
-	if lerr := s.lock.release(); err == nil {
+	if lerr := s.lock.Release(); err == nil {
 		err = lerr
 	}
 	return err

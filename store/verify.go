@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"
 )
@@ -49,7 +50,7 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s has no index (%w); build it from the sealed WARCs with archivectl verify --reindex", dataDir, err)
 	}
-	ix := &Index{path: path, timeout: DefaultLockTimeout} // read only: verify never writes
+	ix := &Index{path: path, timeout: lockfile.DefaultTimeout} // read only: verify never writes
 	indexed := map[string]Entry{}
 	ends := map[string]int64{}
 	var problems []Problem

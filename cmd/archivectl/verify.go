@@ -12,6 +12,7 @@ import (
 
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // runVerify checks the sealed repository against its index and lists each inconsistency;
@@ -56,7 +57,7 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		for _, p := range skipped {
 			fmt.Fprintf(stdout, "reindex skipped: %s\n", p)
 		}
-		restored, err := release.Restore(ctx, cfg.Data, store.DefaultLockTimeout)
+		restored, err := release.Restore(ctx, cfg.Data, lockfile.DefaultTimeout)
 		if err != nil {
 			fmt.Fprintf(stderr, "archivectl verify: reindex: %v\n", err)
 			return 1
@@ -96,7 +97,7 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 
 // countCaptures reads the index's state counts.
 func countCaptures(data string) (store.Counts, error) {
-	ix, err := store.OpenIndex(filepath.Join(data, store.IndexFile), store.DefaultLockTimeout)
+	ix, err := store.OpenIndex(filepath.Join(data, store.IndexFile), lockfile.DefaultTimeout)
 	if err != nil {
 		return store.Counts{}, err
 	}
