@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/durable"
 )
 
 // The events of the audit log.
@@ -88,7 +89,7 @@ func appendLog(path string, size int64, lines []byte) error {
 		f.Close()
 		return fmt.Errorf("release: append %s: %w", path, err)
 	}
-	if err := syncClose(f); err != nil {
+	if err := durable.SyncClose(f); err != nil {
 		return fmt.Errorf("release: sync %s: %w", path, err)
 	}
 	return nil

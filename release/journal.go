@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/durable"
 )
 
 // journal is one commit of a pass, written durably before anything under public/ changes.
@@ -59,15 +60,15 @@ func readJournal(dataDir string) (*journal, error) {
 // commit makes j durable, then applies it. Its temp files are already synced; syncing their
 // directory too means a journal never outlives the names it refers to.
 func commit(dataDir string, ix *store.Index, j *journal) error {
-	if err := syncDir(tmpDir(dataDir)); err != nil {
-		return err
+	if err := durable.SyncDir(tmpDir(dataDir)); err != nil {
+		return fmt.Errorf("release: %w", err)
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
 		return fmt.Errorf("release: journal: %w", err)
 	}
-	if err := replaceFile(journalPath(dataDir), b); err != nil {
-		return err
+	if err := durable.ReplaceFile(journalPath(dataDir), b, publicFileMode); err != nil {
+		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("journal")
 	return apply(dataDir, ix, j)
@@ -92,8 +93,8 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		crashPoint("rename")
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
-			return err
+		if err := durable.SyncDir(d); err != nil {
+			return fmt.Errorf("release: %w", err)
 		}
 	}
 	crashPoint("renamed")
@@ -113,15 +114,16 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 	if err != nil {
 		return err
 	}
-	if err := replaceFile(statePath(dataDir), sb); err != nil {
-		return err
+	// state.json.tmp, written first, is a name readers of public/ ignore.
+	if err := durable.ReplaceFile(statePath(dataDir), sb, publicFileMode); err != nil {
+		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("state")
 	if err := os.Remove(journalPath(dataDir)); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
-	if err := syncDir(dataDir); err != nil {
-		return err
+	if err := durable.SyncDir(dataDir); err != nil {
+		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("done")
 	return nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/archivectl/archivectl/store/durable"
 	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -71,10 +72,10 @@ func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
 		os.Remove(tmp)
 		return nil, err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := durable.Rename(tmp, path); err != nil {
 		return nil, fmt.Errorf("reindex: %w", err)
 	}
-	return problems, syncDir(dataDir)
+	return problems, nil
 }
 
 // oldStates opens an existing index read-write (the caller closes it) and reads the release state
