@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
 )
 
@@ -106,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return c.stats.summary(c.now()), fmt.Errorf("data directory: %w", err)
 	}
-	fr, res, err := openFrontier(filepath.Join(cfg.DataDir, "frontier.db"), seeds, cfg.LockTimeout)
+	fr, res, err := openFrontier(layout.Frontier(cfg.DataDir), seeds, cfg.LockTimeout)
 	if err != nil {
 		return c.stats.summary(c.now()), err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // The events of the audit log.
@@ -36,7 +37,7 @@ type LogEntry struct {
 
 // ReadLog reads the audit log under dataDir, calling fn for each entry in order.
 func ReadLog(dataDir string, fn func(LogEntry) error) error {
-	f, err := os.Open(logPath(dataDir))
+	f, err := os.Open(layout.ReleaseLog(dataDir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -49,7 +50,7 @@ func ReadLog(dataDir string, fn func(LogEntry) error) error {
 	for n := 1; sc.Scan(); n++ {
 		var e LogEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return fmt.Errorf("release: %s line %d: %w", logPath(dataDir), n, err)
+			return fmt.Errorf("release: %s line %d: %w", layout.ReleaseLog(dataDir), n, err)
 		}
 		if err := fn(e); err != nil {
 			return err

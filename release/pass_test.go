@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
@@ -151,7 +152,7 @@ func TestPublicFiles(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(a.dir, "release-tmp")); len(entries) != 0 {
 		t.Errorf("release-tmp/ holds %d files after a pass", len(entries))
 	}
-	if _, err := os.Stat(journalPath(a.dir)); !os.IsNotExist(err) {
+	if _, err := os.Stat(layout.ReleaseJournal(a.dir)); !os.IsNotExist(err) {
 		t.Errorf("journal left behind: %v", err)
 	}
 }
@@ -271,7 +272,7 @@ func TestPassRefusesBadJournal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			a := buildArchive(t, t.TempDir(), 4)
-			if err := os.WriteFile(journalPath(a.dir), []byte(tc.journal), 0o600); err != nil {
+			if err := os.WriteFile(layout.ReleaseJournal(a.dir), []byte(tc.journal), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			_, err := newTestReleaser(a.dir).Pass(context.Background(), t0.Add(time.Hour))

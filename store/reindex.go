@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -31,20 +31,20 @@ func Reindex(ctx context.Context, dataDir string) error {
 // capture starts Sealed. It holds the store's writer lock, builds index.db.reindex and renames it
 // over index.db. It returns what it skipped: bad records, incomplete captures.
 func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
-	lock, err := lockfile.Acquire(filepath.Join(dataDir, lockFile), 0)
+	lock, err := lockfile.Acquire(layout.SealedLock(dataDir), 0)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
 	rb := newRebuilder()
-	problems, err := scanSealed(ctx, filepath.Join(dataDir, SealedDir), nil, rb)
+	problems, err := scanSealed(ctx, layout.Sealed(dataDir), nil, rb)
 	if err != nil {
 		return nil, err
 	}
 	entries, more := rb.finish()
 	problems = append(problems, more...)
 
-	path := filepath.Join(dataDir, IndexFile)
+	path := layout.Index(dataDir)
 	l := lockfile.InProcessOf(path)
 	if err := l.Acquire(lockfile.DefaultTimeout); err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
 		return nil, err
 	}
 	if err != nil {
-		problems = append(problems, Problem{File: IndexFile, What: fmt.Sprintf("old index unreadable (%v); every capture starts sealed", err)})
+		problems = append(problems, Problem{File: layout.IndexFile, What: fmt.Sprintf("old index unreadable (%v); every capture starts sealed", err)})
 	}
 	if old != nil {
 		defer old.Close()

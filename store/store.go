@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -39,13 +39,6 @@ type Store struct {
 	closed    bool
 }
 
-// Paths inside a data directory.
-const (
-	SealedDir = "sealed"   // the sealed WARC files
-	IndexFile = "index.db" // the sealed index
-	lockFile  = "sealed.lock"
-)
-
 // Open opens the sealed repository of dataDir (creating dataDir/sealed with mode 0700 and
 // dataDir/index.db), first recovering any .open file a killed writer left behind.
 func Open(dataDir string, opt Options) (*Store, error) {
@@ -74,18 +67,18 @@ func Open(dataDir string, opt Options) (*Store, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	sealed := filepath.Join(dataDir, SealedDir)
+	sealed := layout.Sealed(dataDir)
 	if err := os.MkdirAll(sealed, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	if err := os.Chmod(sealed, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	lock, err := lockfile.Acquire(filepath.Join(dataDir, lockFile), 0)
+	lock, err := lockfile.Acquire(layout.SealedLock(dataDir), 0)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := OpenIndex(filepath.Join(dataDir, IndexFile), opt.LockTimeout)
+	ix, err := OpenIndex(layout.Index(dataDir), opt.LockTimeout)
 	if err != nil {
 		lock.Release()
 		return nil, err
