@@ -79,7 +79,7 @@ func checkOwnPayloadDigest(rec gowarc.WarcRecord) error {
 		return err
 	}
 	alg, _, _ := strings.Cut(want, ":")
-	if got := digestOf(strings.ToLower(alg), body); !strings.EqualFold(got, want) {
+	if got := Digest(strings.ToLower(alg), body); !strings.EqualFold(got, want) {
 		return &gowarc.DigestError{Algorithm: alg, Expected: want, Computed: got}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -101,23 +100,13 @@ func (s *Store) Recovered() []Problem { return s.recovered }
 // warcinfo builds the first record of a new file.
 func (s *Store) warcinfo(name string) (gowarc.WarcRecord, error) {
 	host, _ := os.Hostname()
-	var b strings.Builder
-	for _, f := range [][2]string{
-		{"software", s.opt.Software},
-		{"format", "WARC File Format 1.1"},
-		{"conformsTo", "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
-		{"robots", s.opt.RobotsPolicy},
-		{"operator", s.opt.Operator},
-		{"contact", s.opt.Contact},
-		{"hostname", host},
-		{"description", "sealed repository: embargoed captures, released by archivectl"},
-	} {
-		if f[1] != "" {
-			fmt.Fprintf(&b, "%s: %s\r\n", f[0], strings.ReplaceAll(f[1], "\n", " "))
-		}
-	}
-	return buildRecord(s.opt.Digest, gowarc.Warcinfo, s.opt.Now(), typeWarcinfo, []byte(b.String()),
-		field{gowarc.WarcFilename, name})
+	block := WarcinfoBlock(s.opt.Software,
+		[2]string{"robots", s.opt.RobotsPolicy},
+		[2]string{"operator", s.opt.Operator},
+		[2]string{"contact", s.opt.Contact},
+		[2]string{"hostname", host},
+		[2]string{"description", "sealed repository: embargoed captures, released by archivectl"})
+	return buildRecord(s.opt.Digest, gowarc.Warcinfo, s.opt.Now(), typeWarcinfo, block, field{gowarc.WarcFilename, name})
 }
 
 // Close closes the open WARC file properly (NAME.open becomes NAME) and releases the store's lock.

@@ -106,10 +106,10 @@ func TestSealRoundTrip(t *testing.T) {
 			if !bytes.Equal(readBlock(t, resp), c.Response) {
 				t.Errorf("response block differs from the bytes sealed")
 			}
-			if got := resp.WarcHeader().Get(gowarc.WarcPayloadDigest); got != e.PayloadDigest || got != digestOf(alg, []byte("<html>hello</html>")) {
+			if got := resp.WarcHeader().Get(gowarc.WarcPayloadDigest); got != e.PayloadDigest || got != Digest(alg, []byte("<html>hello</html>")) {
 				t.Errorf("payload digest %s, entry %s", got, e.PayloadDigest)
 			}
-			if resp.WarcHeader().Get(gowarc.WarcBlockDigest) != digestOf(alg, c.Response) {
+			if resp.WarcHeader().Get(gowarc.WarcBlockDigest) != Digest(alg, c.Response) {
 				t.Errorf("block digest %s is not the %s of the block", resp.WarcHeader().Get(gowarc.WarcBlockDigest), alg)
 			}
 			req, err := ReadAt(sealedDir, e.Request)
@@ -449,7 +449,7 @@ func TestChunkedPayloadDigest(t *testing.T) {
 	c := capture("https://example.com/chunked", t0, "")
 	c.Response = []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
 	e := seal(t, s, c)[0]
-	if e.PayloadDigest != digestOf("sha256", []byte(body)) {
+	if e.PayloadDigest != Digest("sha256", []byte(body)) {
 		t.Errorf("payload digest %s, want the digest of the chunked bytes", e.PayloadDigest)
 	}
 	rec, err := ReadAt(filepath.Join(dir, layout.SealedDir), e.Response)
