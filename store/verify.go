@@ -105,7 +105,7 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 		r, ok := found[id]
 		if !ok {
 			what := "index entry does not resolve to a complete, valid capture in the sealed files"
-			if f, err := openSealed(layout.Sealed(dataDir), e.Response.File); err != nil {
+			if f, err := OpenSealed(layout.Sealed(dataDir), e.Response.File); err != nil {
 				what += " (its WARC file is missing)"
 			} else {
 				f.Close()
