@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // Archive is where captures go: the sealed store, or a fake in tests.
@@ -43,7 +44,7 @@ type Config struct {
 	Retries               int           // retries after a network error or a 429/503 with Retry-After
 	RetryBackoff          time.Duration // wait before the first retry after a network error, doubled after each (default 1s)
 	RobotsUnreachableDays int           // 0 = an unreachable robots.txt without a cached copy disallows all, forever
-	LockTimeout           time.Duration // how long to wait for a busy frontier.db or index.db (default 2s)
+	LockTimeout           time.Duration // how long to wait for a busy frontier.db or index.db (default lockfile.DefaultTimeout, 5 s)
 
 	Store    store.Options                                   // used to open the store in DataDir when Archive is nil
 	Archive  Archive                                         // nil: the store in DataDir
@@ -105,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return c.stats.summary(c.now()), fmt.Errorf("data directory: %w", err)
 	}
-	fr, res, err := openFrontier(filepath.Join(cfg.DataDir, "frontier.db"), seeds, cfg.LockTimeout)
+	fr, res, err := openFrontier(layout.Frontier(cfg.DataDir), seeds, cfg.LockTimeout)
 	if err != nil {
 		return c.stats.summary(c.now()), err
 	}
@@ -225,7 +226,7 @@ func withDefaults(cfg Config) Config {
 		cfg.RetryBackoff = time.Second
 	}
 	if cfg.LockTimeout <= 0 {
-		cfg.LockTimeout = 2 * time.Second
+		cfg.LockTimeout = lockfile.DefaultTimeout
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -58,7 +59,7 @@ func openFrontier(path string, seeds []string, timeout time.Duration) (*frontier
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true})
 	if err != nil {
 		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, res, fmt.Errorf("%s is busy: another archivectl crawl is using this data directory; wait for it to finish", path)
+			return nil, res, lockfile.Busy(path)
 		}
 		return nil, res, fmt.Errorf("open frontier %s: %w", path, err)
 	}

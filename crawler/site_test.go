@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/nlnwa/gowarc/v3"
 
 	"github.com/archivectl/archivectl/store"
@@ -261,7 +262,7 @@ func sealed(t *testing.T, data string) []capture { return sealedRecords(t, data,
 
 func sealedRecords(t *testing.T, data string, orphans bool) []capture {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(data, store.SealedDir, "*.warc.gz*"))
+	files, err := filepath.Glob(filepath.Join(data, layout.SealedDir, "*.warc.gz*"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func sealedRecords(t *testing.T, data string, orphans bool) []capture {
 			t.Fatalf("scan %s: %v", f, err)
 		}
 	}
-	ix, err := store.OpenIndex(filepath.Join(data, store.IndexFile), 2*time.Second)
+	ix, err := store.OpenIndex(filepath.Join(data, layout.IndexFile), 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // The events of the audit log.
@@ -35,7 +37,7 @@ type LogEntry struct {
 
 // ReadLog reads the audit log under dataDir, calling fn for each entry in order.
 func ReadLog(dataDir string, fn func(LogEntry) error) error {
-	f, err := os.Open(logPath(dataDir))
+	f, err := os.Open(layout.ReleaseLog(dataDir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -48,7 +50,7 @@ func ReadLog(dataDir string, fn func(LogEntry) error) error {
 	for n := 1; sc.Scan(); n++ {
 		var e LogEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return fmt.Errorf("release: %s line %d: %w", logPath(dataDir), n, err)
+			return fmt.Errorf("release: %s line %d: %w", layout.ReleaseLog(dataDir), n, err)
 		}
 		if err := fn(e); err != nil {
 			return err
@@ -88,7 +90,7 @@ func appendLog(path string, size int64, lines []byte) error {
 		f.Close()
 		return fmt.Errorf("release: append %s: %w", path, err)
 	}
-	if err := syncClose(f); err != nil {
+	if err := durable.SyncClose(f); err != nil {
 		return fmt.Errorf("release: sync %s: %w", path, err)
 	}
 	return nil

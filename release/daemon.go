@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/robfig/cron/v3"
 )
 
@@ -59,7 +59,7 @@ func (d *Daemon) run() {
 	now := d.now()
 	_, err := d.r.Pass(d.ctx, now)
 	switch {
-	case errors.Is(err, store.ErrBusy):
+	case errors.Is(err, lockfile.ErrBusy):
 		d.log.Warn("release pass skipped: index busy; retrying at the next tick", "now", now.UTC(), "err", err)
 	case err != nil:
 		d.log.Error("release pass failed", "now", now.UTC(), "err", err)

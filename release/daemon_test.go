@@ -3,10 +3,12 @@ package release
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"strings"
-
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 func TestNewDaemonSpec(t *testing.T) {
@@ -82,13 +84,13 @@ func TestDaemon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unlock, err := lock(a.dir, time.Second)
+	held, err := lockfile.Acquire(filepath.Join(a.dir, "release.lock"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.Start()
 	waitFor(t, ev.ch, "index busy")
-	unlock()
+	held.Release()
 	waitFor(t, ev.ch, "release pass")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/archivectl/archivectl/store/durable"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -147,13 +148,13 @@ func (w *warcFile) finish() ([]journalFile, error) {
 		w.f.Close()
 		return nil, fmt.Errorf("release: write %s: %w", w.rel, err)
 	}
-	if err := syncClose(w.f); err != nil {
+	if err := durable.SyncClose(w.f); err != nil {
 		return nil, fmt.Errorf("release: sync %s: %w", w.rel, err)
 	}
 	sort.Slice(w.lines, func(i, j int) bool { return bytes.Compare(w.lines[i], w.lines[j]) < 0 })
 	cdxTmp := w.tmp[:len(w.tmp)-len(".warc.gz")] + ".cdxj"
-	if err := writeFileSync(cdxTmp, bytes.Join(w.lines, nil)); err != nil {
-		return nil, err
+	if err := durable.WriteFile(cdxTmp, bytes.Join(w.lines, nil), publicFileMode); err != nil {
+		return nil, fmt.Errorf("release: %w", err)
 	}
 	return []journalFile{{Tmp: w.tmp, Public: w.rel}, {Tmp: cdxTmp, Public: cdxjRel(w.rel)}}, nil
 }
@@ -162,60 +163,4 @@ func (w *warcFile) finish() ([]journalFile, error) {
 func (w *warcFile) abort() {
 	w.f.Close()
 	os.Remove(w.tmp)
-}
-
-// syncClose fsyncs and closes f.
-func syncClose(f *os.File) error {
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// writeFileSync writes b to path (mode 0644) and fsyncs it.
-func writeFileSync(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, publicFileMode)
-	if err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	if err := f.Chmod(publicFileMode); err != nil { // whatever the umask
-		f.Close()
-		return fmt.Errorf("release: %w", err)
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("release: write %s: %w", path, err)
-	}
-	if err := syncClose(f); err != nil {
-		return fmt.Errorf("release: sync %s: %w", path, err)
-	}
-	return nil
-}
-
-// replaceFile atomically replaces path with b: a temp file beside it, fsync, rename, fsync of the directory.
-// The temp name ends in ".tmp", which readers of public/ ignore.
-func replaceFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := writeFileSync(tmp, b); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir fsyncs a directory so that renames and creations in it are durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	err = d.Sync()
-	d.Close()
-	if err != nil {
-		return fmt.Errorf("release: sync %s: %w", dir, err)
-	}
-	return nil
 }

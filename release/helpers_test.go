@@ -17,6 +17,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -95,7 +96,7 @@ func mustPass(t testing.TB, r *Releaser, now time.Time) Summary {
 func snapshot(t testing.TB, dir string) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	root := publicDir(dir)
+	root := layout.Public(dir)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // journal is one commit of a pass, written durably before anything under public/ changes.
@@ -41,7 +43,7 @@ func crashPoint(step string) {
 
 // readJournal returns the pending commit, if a pass left one.
 func readJournal(dataDir string) (*journal, error) {
-	b, err := os.ReadFile(journalPath(dataDir))
+	b, err := os.ReadFile(layout.ReleaseJournal(dataDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -51,7 +53,7 @@ func readJournal(dataDir string) (*journal, error) {
 	var j journal
 	if err := json.Unmarshal(b, &j); err != nil {
 		// The journal is written to a temp name and renamed, so a torn one means damage, not a crash.
-		return nil, fmt.Errorf("release: %s is damaged (%w): inspect it, then delete it to roll the commit back", journalPath(dataDir), err)
+		return nil, fmt.Errorf("release: %s is damaged (%w): inspect it, then delete it to roll the commit back", layout.ReleaseJournal(dataDir), err)
 	}
 	return &j, nil
 }
@@ -59,15 +61,15 @@ func readJournal(dataDir string) (*journal, error) {
 // commit makes j durable, then applies it. Its temp files are already synced; syncing their
 // directory too means a journal never outlives the names it refers to.
 func commit(dataDir string, ix *store.Index, j *journal) error {
-	if err := syncDir(tmpDir(dataDir)); err != nil {
-		return err
+	if err := durable.SyncDir(layout.ReleaseTmp(dataDir)); err != nil {
+		return fmt.Errorf("release: %w", err)
 	}
 	b, err := json.Marshal(j)
 	if err != nil {
 		return fmt.Errorf("release: journal: %w", err)
 	}
-	if err := replaceFile(journalPath(dataDir), b); err != nil {
-		return err
+	if err := durable.ReplaceFile(layout.ReleaseJournal(dataDir), b, publicFileMode); err != nil {
+		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("journal")
 	return apply(dataDir, ix, j)
@@ -77,7 +79,7 @@ func commit(dataDir string, ix *store.Index, j *journal) error {
 func apply(dataDir string, ix *store.Index, j *journal) error {
 	dirs := map[string]bool{}
 	for _, f := range j.Files {
-		dst := filepath.Join(publicDir(dataDir), filepath.FromSlash(f.Public))
+		dst := filepath.Join(layout.Public(dataDir), filepath.FromSlash(f.Public))
 		err := os.Rename(filepath.Join(dataDir, f.Tmp), dst)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, serr := os.Stat(dst); serr == nil {
@@ -92,13 +94,13 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		crashPoint("rename")
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
-			return err
+		if err := durable.SyncDir(d); err != nil {
+			return fmt.Errorf("release: %w", err)
 		}
 	}
 	crashPoint("renamed")
 	if j.Log != "" {
-		if err := appendLog(logPath(dataDir), j.LogSize, []byte(j.Log)); err != nil {
+		if err := appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log)); err != nil {
 			return err
 		}
 	}
@@ -113,15 +115,16 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 	if err != nil {
 		return err
 	}
-	if err := replaceFile(statePath(dataDir), sb); err != nil {
-		return err
-	}
-	crashPoint("state")
-	if err := os.Remove(journalPath(dataDir)); err != nil {
+	// state.json.tmp, written first, is a name readers of public/ ignore.
+	if err := durable.ReplaceFile(layout.State(dataDir), sb, publicFileMode); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
-	if err := syncDir(dataDir); err != nil {
-		return err
+	crashPoint("state")
+	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	if err := durable.SyncDir(dataDir); err != nil {
+		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("done")
 	return nil

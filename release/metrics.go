@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -53,7 +53,7 @@ func (m *metrics) observe(now time.Time, s Summary, backlog int, err error) {
 	m.tombstoned.Add(float64(s.Tombstoned))
 	m.duration.Observe(s.Duration.Seconds())
 	switch {
-	case errors.Is(err, store.ErrBusy):
+	case errors.Is(err, lockfile.ErrBusy):
 		m.passes.WithLabelValues("busy").Inc()
 		return
 	case err != nil:

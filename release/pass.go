@@ -16,12 +16,14 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // Options tune a Releaser; zero values take the defaults.
 type Options struct {
 	ShardSize   int64         // public shard rotation size in bytes (default 1 GiB)
-	LockTimeout time.Duration // how long a pass waits for index.db or another pass before giving up (default 2 s)
+	LockTimeout time.Duration // how long a pass waits for index.db or another pass before giving up (default lockfile.DefaultTimeout, 5 s)
 	Logger      *slog.Logger  // default slog.Default()
 	Software    string        // written into every warcinfo record (default "archivectl")
 }
@@ -52,7 +54,7 @@ func New(dataDir string, opt Options) *Releaser {
 		opt.ShardSize = 1 << 30
 	}
 	if opt.LockTimeout <= 0 {
-		opt.LockTimeout = 2 * time.Second
+		opt.LockTimeout = lockfile.DefaultTimeout
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
@@ -66,7 +68,7 @@ func New(dataDir string, opt Options) *Releaser {
 // Pass releases every capture due at now and publishes a tombstone for every capture not yet
 // due that has none. It is idempotent: a second pass at the same now changes no byte under
 // public/. A pass interrupted anywhere is completed or rolled back by the next one. A busy
-// index.db (or another pass) gives an error wrapping store.ErrBusy after LockTimeout. Pass logs
+// index.db (or another pass) gives an error wrapping lockfile.ErrBusy after LockTimeout. Pass logs
 // a successful pass at Info; errors are the caller's to report.
 func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	start := time.Now()
@@ -93,12 +95,12 @@ type pass struct {
 }
 
 func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog int, err error) {
-	unlock, err := lock(r.dir, r.opt.LockTimeout)
+	lock, err := lockfile.Acquire(layout.ReleaseLock(r.dir), r.opt.LockTimeout)
 	if err != nil {
-		return s, -1, err
+		return s, -1, fmt.Errorf("release: %w", err)
 	}
-	defer unlock()
-	ix, err := store.OpenIndex(indexPath(r.dir), r.opt.LockTimeout)
+	defer lock.Release()
+	ix, err := store.OpenIndex(layout.Index(r.dir), r.opt.LockTimeout)
 	if err != nil {
 		return s, -1, fmt.Errorf("release: %w", err)
 	}
@@ -108,12 +110,12 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	if err := prepareDirs(r.dir); err != nil {
 		return s, -1, err
 	}
-	p := &pass{r: r, ix: ix, now: now, serial: map[string]int{}, sealed: &sealedFiles{dir: sealedDir(r.dir)}}
+	p := &pass{r: r, ix: ix, now: now, serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}}
 	defer p.sealed.close()
 	if p.state, err = ReadState(r.dir); err != nil {
 		return s, -1, err
 	}
-	if st, err := os.Stat(logPath(r.dir)); err == nil {
+	if st, err := os.Stat(layout.ReleaseLog(r.dir)); err == nil {
 		p.logSize = st.Size()
 	}
 	next, ok, err := ix.Next(now)
@@ -124,10 +126,10 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 		next = next.UTC()
 		s.Next, p.next = next, &next
 	}
-	if p.serial[shardPrefix], err = nextSerial(shardsDir(r.dir), shardPrefix); err != nil {
+	if p.serial[shardPrefix], err = nextSerial(layout.Shards(r.dir), shardPrefix); err != nil {
 		return s, -1, err
 	}
-	if p.serial[tombPrefix], err = nextSerial(tombstonesDir(r.dir), tombPrefix); err != nil {
+	if p.serial[tombPrefix], err = nextSerial(layout.Tombstones(r.dir), tombPrefix); err != nil {
 		return s, -1, err
 	}
 
@@ -175,7 +177,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 		}
 		s.Tombstoned += len(batch)
 	}
-	os.Remove(tmpDir(r.dir)) // empty after every commit; a failed pass leaves it for the next to clean
+	os.Remove(layout.ReleaseTmp(r.dir)) // empty after every commit; a failed pass leaves it for the next to clean
 	c, err := ix.Counts(now)
 	if err != nil {
 		return s, -1, fmt.Errorf("release: %w", err)
@@ -195,7 +197,7 @@ func (r *Releaser) recover(ix *store.Index) error {
 			return err
 		}
 	}
-	if err := os.RemoveAll(tmpDir(r.dir)); err != nil {
+	if err := os.RemoveAll(layout.ReleaseTmp(r.dir)); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
 	return nil
@@ -203,7 +205,7 @@ func (r *Releaser) recover(ix *store.Index) error {
 
 // prepareDirs creates public/ (world-readable) and an empty release-tmp/.
 func prepareDirs(dataDir string) error {
-	for _, d := range []string{publicDir(dataDir), shardsDir(dataDir), tombstonesDir(dataDir)} {
+	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir)} {
 		if err := os.MkdirAll(d, publicDirMode); err != nil {
 			return fmt.Errorf("release: %w", err)
 		}
@@ -211,7 +213,7 @@ func prepareDirs(dataDir string) error {
 			return fmt.Errorf("release: %w", err)
 		}
 	}
-	if err := os.MkdirAll(tmpDir(dataDir), 0o700); err != nil {
+	if err := os.MkdirAll(layout.ReleaseTmp(dataDir), 0o700); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
 	return nil
@@ -321,7 +323,7 @@ func nextSerial(dir, prefix string) (int, error) {
 func (p *pass) newFile(prefix, subdir, description string) (*warcFile, error) {
 	name := fmt.Sprintf("%s-%s-%05d.warc.gz", prefix, p.now.Format(timestamp14), p.serial[prefix])
 	p.serial[prefix]++
-	w, err := createWARCFile(tmpDir(p.r.dir), subdir+"/"+name)
+	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +400,7 @@ func (p *pass) release(ctx context.Context, batch []store.Entry) (err error) {
 			return fmt.Errorf("release: pass cancelled: %w", err)
 		}
 		size := e.Request.Length + e.Response.Length + e.Metadata.Length
-		if err := fs.rotate(p, size, p.r.opt.ShardSize, shardPrefix, "shards", "archivectl public release shard: sealed records whose embargo has ended, byte for byte"); err != nil {
+		if err := fs.rotate(p, size, p.r.opt.ShardSize, shardPrefix, layout.ShardsDir, "archivectl public release shard: sealed records whose embargo has ended, byte for byte"); err != nil {
 			return err
 		}
 		w := fs.cur
@@ -459,7 +461,7 @@ func (p *pass) tombstone(ctx context.Context, batch []store.Entry) (err error) {
 		if err != nil {
 			return err
 		}
-		if err := fs.rotate(p, 4096, p.r.opt.ShardSize, tombPrefix, "tombstones", "archivectl tombstones: facts of captures still under embargo, without their bodies"); err != nil {
+		if err := fs.rotate(p, 4096, p.r.opt.ShardSize, tombPrefix, layout.TombstonesDir, "archivectl tombstones: facts of captures still under embargo, without their bodies"); err != nil {
 			return err
 		}
 		w := fs.cur

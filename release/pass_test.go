@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -150,7 +152,7 @@ func TestPublicFiles(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(a.dir, "release-tmp")); len(entries) != 0 {
 		t.Errorf("release-tmp/ holds %d files after a pass", len(entries))
 	}
-	if _, err := os.Stat(journalPath(a.dir)); !os.IsNotExist(err) {
+	if _, err := os.Stat(layout.ReleaseJournal(a.dir)); !os.IsNotExist(err) {
 		t.Errorf("journal left behind: %v", err)
 	}
 }
@@ -168,7 +170,7 @@ func TestShardRotation(t *testing.T) {
 	mustVerify(t, a.dir)
 }
 
-// TestPassBusy: a pass gives up with store.ErrBusy, within its timeout, when index.db or the release lock is held.
+// TestPassBusy: a pass gives up with lockfile.ErrBusy, within its timeout, when index.db or the release lock is held.
 func TestPassBusy(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -183,11 +185,11 @@ func TestPassBusy(t *testing.T) {
 			return func() { db.Close() }
 		}},
 		{"another pass", func(t *testing.T, dir string) func() {
-			unlock, err := lock(dir, time.Second)
+			l, err := lockfile.Acquire(filepath.Join(dir, "release.lock"), 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return unlock
+			return func() { l.Release() }
 		}},
 	}
 	for _, tc := range tests {
@@ -198,8 +200,8 @@ func TestPassBusy(t *testing.T) {
 			r := New(a.dir, Options{LockTimeout: 100 * time.Millisecond, Logger: quietLogger()})
 			start := time.Now()
 			_, err := r.Pass(context.Background(), t0.Add(time.Hour))
-			if !errors.Is(err, store.ErrBusy) {
-				t.Errorf("Pass = %v, want an error wrapping store.ErrBusy", err)
+			if !errors.Is(err, lockfile.ErrBusy) {
+				t.Errorf("Pass = %v, want an error wrapping lockfile.ErrBusy", err)
 			}
 			if d := time.Since(start); d > 3*time.Second {
 				t.Errorf("a busy pass took %v", d)
@@ -270,7 +272,7 @@ func TestPassRefusesBadJournal(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			a := buildArchive(t, t.TempDir(), 4)
-			if err := os.WriteFile(journalPath(a.dir), []byte(tc.journal), 0o600); err != nil {
+			if err := os.WriteFile(layout.ReleaseJournal(a.dir), []byte(tc.journal), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			_, err := newTestReleaser(a.dir).Pass(context.Background(), t0.Add(time.Hour))

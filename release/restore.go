@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // Restore raises the index's release states to what public/ shows, for an index.db rebuilt from
@@ -20,8 +21,8 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 	for _, sub := range []struct {
 		dir   string
 		state store.State
-	}{{"tombstones", store.Tombstoned}, {"shards", store.Released}} {
-		names, err := filepath.Glob(filepath.Join(publicDir(dataDir), sub.dir, "*.cdxj"))
+	}{{layout.TombstonesDir, store.Tombstoned}, {layout.ShardsDir, store.Released}} {
+		names, err := filepath.Glob(filepath.Join(layout.Public(dataDir), sub.dir, "*.cdxj"))
 		if err != nil {
 			return 0, err
 		}
@@ -35,7 +36,7 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 			}
 		}
 	}
-	ix, err := store.OpenIndex(indexPath(dataDir), timeout)
+	ix, err := store.OpenIndex(layout.Index(dataDir), timeout)
 	if err != nil {
 		return 0, err
 	}

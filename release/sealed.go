@@ -1,18 +1,14 @@
 package release
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/archivectl/archivectl/store"
 )
 
-// sealedFiles keeps the sealed WARC files a pass reads open, one handle per file. It finds a
-// file under its final name or, while a crawl still writes it, under NAME.open (as
-// store.MemberReader does), and checks every location against the file's size.
+// sealedFiles keeps the sealed WARC files a pass reads open, one handle per file (store.OpenSealed
+// finds a file a crawl still writes), and checks every location against the file's size.
 type sealedFiles struct {
 	dir   string
 	files map[string]*sealedFile
@@ -30,19 +26,9 @@ func (s *sealedFiles) open(loc store.Location) (*os.File, error) {
 	}
 	sf, ok := s.files[loc.File]
 	if !ok {
-		if loc.File == "" || loc.File != filepath.Base(loc.File) {
-			return nil, fmt.Errorf("bad sealed file name %q", loc.File)
-		}
-		p := filepath.Join(s.dir, loc.File)
-		var f *os.File
-		var err error
-		for _, q := range []string{p, p + ".open", p} { // the last try catches a rename in between
-			if f, err = os.Open(q); !errors.Is(err, fs.ErrNotExist) {
-				break
-			}
-		}
+		f, err := store.OpenSealed(s.dir, loc.File)
 		if err != nil {
-			return nil, fmt.Errorf("sealed WARC file %s: %w", loc.File, err)
+			return nil, err
 		}
 		sf = &sealedFile{f: f}
 		s.files[loc.File] = sf

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // State is public/state.json: what the last commit made public. The lookup service reloads
@@ -23,7 +25,7 @@ type State struct {
 // ReadState reads public/state.json under dataDir; a missing file is the zero State.
 func ReadState(dataDir string) (State, error) {
 	var s State
-	b, err := os.ReadFile(statePath(dataDir))
+	b, err := os.ReadFile(layout.State(dataDir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
@@ -31,7 +33,7 @@ func ReadState(dataDir string) (State, error) {
 		return s, fmt.Errorf("release: %w", err)
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("release: %s is damaged: %w", statePath(dataDir), err)
+		return s, fmt.Errorf("release: %s is damaged: %w", layout.State(dataDir), err)
 	}
 	return s, nil
 }

@@ -51,7 +51,7 @@ func tombstoneRecord(e store.Entry, pass time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release: tombstone of %s: %w", e.ID, err)
 	}
-	return marshalRecord(typeMetadata, recordID("tombstone:"+e.ID), pass, TombstoneType, block,
+	return store.MarshalRecord(typeMetadata, recordID("tombstone:"+e.ID), pass, TombstoneType, block,
 		[2]string{"WARC-Target-URI", e.URL},
 		[2]string{"WARC-Refers-To", store.IDRef(e.ID)})
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -28,13 +30,13 @@ const minBodyCheck = 8
 // time after the pass that published it. It returns one line per problem.
 func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	v := &verifier{dir: dataDir, logged: map[memberKey]logRef{}, released: map[string]string{}}
-	if _, err := os.Stat(publicDir(dataDir)); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(layout.Public(dataDir)); errors.Is(err, os.ErrNotExist) {
 		return nil, nil // nothing public yet
 	}
-	if _, err := os.Stat(journalPath(dataDir)); err == nil {
-		v.problem("a release commit is pending in %s: run archivectl release to finish it", journalPath(dataDir))
+	if _, err := os.Stat(layout.ReleaseJournal(dataDir)); err == nil {
+		v.problem("a release commit is pending in %s: run archivectl release to finish it", layout.ReleaseJournal(dataDir))
 	}
-	ix, err := store.OpenIndex(indexPath(dataDir), store.DefaultLockTimeout)
+	ix, err := store.OpenIndex(layout.Index(dataDir), lockfile.DefaultTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("release verify: %w", err)
 	}
@@ -51,8 +53,8 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	if v.entries, err = ix.GetMany(ids); err != nil { // one read of index.db, not one per record
 		return nil, fmt.Errorf("release verify: %w", err)
 	}
-	for _, sub := range []string{"shards", "tombstones"} {
-		names, err := filepath.Glob(filepath.Join(publicDir(dataDir), sub, "*.warc.gz"))
+	for _, sub := range []string{layout.ShardsDir, layout.TombstonesDir} {
+		names, err := filepath.Glob(filepath.Join(layout.Public(dataDir), sub, "*.warc.gz"))
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +64,7 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 				return v.problems, err
 			}
 			rel := sub + "/" + filepath.Base(name)
-			if err := v.checkFile(rel, sub == "shards"); err != nil {
+			if err := v.checkFile(rel, sub == layout.ShardsDir); err != nil {
 				return v.problems, err
 			}
 		}
@@ -73,7 +75,7 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 		}
 	}
 	if len(v.logged) > 0 && v.state.Generation == 0 {
-		v.problem("%s is missing or has generation 0 although records are public: the lookup service may never load them", statePath(dataDir))
+		v.problem("%s is missing or has generation 0 although records are public: the lookup service may never load them", layout.State(dataDir))
 	}
 	c, err := ix.Counts(v.state.LastPass)
 	if err != nil {
@@ -144,7 +146,7 @@ func (v *verifier) readLog() error {
 
 // checkFile reads one public WARC file record by record, then its CDXJ.
 func (v *verifier) checkFile(rel string, shard bool) error {
-	path := filepath.Join(publicDir(v.dir), filepath.FromSlash(rel))
+	path := filepath.Join(layout.Public(v.dir), filepath.FromSlash(rel))
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("release verify: %w", err)
@@ -206,7 +208,7 @@ func (v *verifier) checkMember(f *os.File, rec gowarc.WarcRecord, rel string, of
 		v.problem("%s offset %d: the %s of %s is %d bytes, sealed it is %d", rel, off, ref.kind, e.ID, length, src.Length)
 		return
 	}
-	if err := sameBytes(f, off, length, sealedDir(v.dir), src); err != nil {
+	if err := sameBytes(f, off, length, layout.Sealed(v.dir), src); err != nil {
 		v.problem("%s offset %d: the %s of %s differs from its sealed source: %v", rel, off, ref.kind, e.ID, err)
 	}
 	if e.ReleaseAt.After(ref.e.Pass) {
@@ -252,7 +254,7 @@ func (v *verifier) checkTombstone(rec gowarc.WarcRecord, rel string, off int64, 
 	for _, s := range jsonStrings(wantDoc, nil) {
 		facts[s] = true
 	}
-	body, err := sealedPayload(sealedDir(v.dir), e.Response)
+	body, err := sealedPayload(layout.Sealed(v.dir), e.Response)
 	if err != nil {
 		v.problem("%s: read the sealed response: %v", where, err)
 		return
@@ -317,7 +319,7 @@ func jsonStrings(v any, out []string) []string {
 // checkCDXJ checks the CDXJ beside a public WARC file.
 func (v *verifier) checkCDXJ(rel string, shard bool) {
 	crel := cdxjRel(rel)
-	b, err := os.ReadFile(filepath.Join(publicDir(v.dir), filepath.FromSlash(crel)))
+	b, err := os.ReadFile(filepath.Join(layout.Public(v.dir), filepath.FromSlash(crel)))
 	if err != nil {
 		v.problem("%s: %v", crel, err)
 		return

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // TestVerifyFindsTampering publishes a week's releases and tombstones, damages the public side
@@ -74,7 +75,7 @@ func TestVerifyFindsTampering(t *testing.T) {
 			os.WriteFile(p, append(append(append([]byte{}, b[:e.Offset]...), leak...), b[e.Offset+e.Length:]...), 0o644)
 		}, "holds the capture's body"},
 		{"a release logged before its time", func(t *testing.T, a *archive) {
-			b, _ := os.ReadFile(logPath(a.dir))
+			b, _ := os.ReadFile(layout.ReleaseLog(a.dir))
 			var out bytes.Buffer
 			for _, line := range bytes.SplitAfter(b, []byte("\n")) {
 				var e LogEntry
@@ -85,7 +86,7 @@ func TestVerifyFindsTampering(t *testing.T) {
 				}
 				out.Write(line)
 			}
-			os.WriteFile(logPath(a.dir), out.Bytes(), 0o644)
+			os.WriteFile(layout.ReleaseLog(a.dir), out.Bytes(), 0o644)
 		}, "before its release time"},
 		{"a capture released twice", func(t *testing.T, a *archive) {
 			p := firstShard(a.dir)
@@ -107,7 +108,7 @@ func TestVerifyFindsTampering(t *testing.T) {
 			os.Chmod(firstShard(a.dir), 0o600)
 		}, "not world-readable"},
 		{"a pending commit", func(t *testing.T, a *archive) {
-			os.WriteFile(journalPath(a.dir), []byte("{}"), 0o600)
+			os.WriteFile(layout.ReleaseJournal(a.dir), []byte("{}"), 0o600)
 		}, "pending"},
 	}
 	for _, tc := range tests {

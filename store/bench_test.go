@@ -176,7 +176,7 @@ func fillIndex(b *testing.B, path string, n, due int, sync bool) time.Duration {
 				surt, _ := SURT(u)
 				e := Entry{ID: fmt.Sprintf("<urn:uuid:00000000-0000-4000-8000-%012d>", j), URL: u, SURT: surt, Time: at,
 					Status: 200, Mime: "text/html", Headers: [][2]string{{"Content-Type", "text/html"}, {"Content-Length", "48000"}},
-					PayloadDigest: digestOf("sha256", fmt.Append(nil, j)), Period: embargo.Quarter, FirstSeen: at, ReleaseAt: rel,
+					PayloadDigest: Digest("sha256", fmt.Append(nil, j)), Period: embargo.Quarter, FirstSeen: at, ReleaseAt: rel,
 					Request:  Location{File: "archivectl-20260301120000000-00001-host.warc.gz", Offset: int64(j) * 3000, Length: 300},
 					Response: Location{File: "archivectl-20260301120000000-00001-host.warc.gz", Offset: int64(j)*3000 + 300, Length: 2400},
 					Metadata: Location{File: "archivectl-20260301120000000-00001-host.warc.gz", Offset: int64(j)*3000 + 2700, Length: 300}}

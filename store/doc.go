@@ -1,7 +1,9 @@
 // Package store is the sealed repository: WARC 1.1 files in dataDir/sealed (mode 0700) and the
 // release-ordered bbolt index dataDir/index.db. It writes captures durably (Seal), reads records
 // back by location (ReadRecord, ReadAt, MemberReader, ScanFile), recovers from a killed writer
-// (Open), and checks or rebuilds the index from the WARC files alone (Verify, Reindex).
+// (Open), and checks or rebuilds the index from the WARC files alone (Verify, Reindex). It also
+// holds the WARC record conventions the releaser shares: digests (Digest), record ids
+// (DerivedRecordID) and records written without gowarc's builder (MarshalRecord, WarcinfoBlock).
 //
 // Files. Records are gzip members, one per record, so any record's byte range can be copied
 // verbatim into another file. A file is named prefix-timestamp-serial-host.warc.gz (IIPC style,
@@ -29,7 +31,8 @@
 // a killed writer back to that point (dropping, and reporting, any entry that points past valid
 // data) and renames it to its final name.
 //
-// Locking. index.db is opened per operation, with a timeout: a busy index gives a *BusyError
-// (errors.Is ErrBusy) naming the file and, on Linux, the holding process. A Store also holds
-// dataDir/sealed.lock for its lifetime, so only one writer (or Reindex) works on a repository.
+// Locking. index.db is opened per operation, with a timeout: a busy index gives a
+// *lockfile.BusyError (errors.Is lockfile.ErrBusy) naming the file and, on Linux, the holding
+// process. A Store also holds dataDir/sealed.lock for its lifetime, so only one writer (or
+// Reindex) works on a repository.
 package store

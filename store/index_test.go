@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -199,7 +200,7 @@ func TestIndexSchema(t *testing.T) {
 	if err := ix.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keySchema, []byte("99")) }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenIndex(path, time.Second); err == nil || errors.Is(err, ErrBusy) {
+	if _, err := OpenIndex(path, time.Second); err == nil || errors.Is(err, lockfile.ErrBusy) {
 		t.Errorf("another schema opened: %v", err)
 	}
 }

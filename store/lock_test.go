@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -24,7 +26,7 @@ func TestLockHolderChild(t *testing.T) {
 	}
 	switch what {
 	case "index":
-		db, err := bolt.Open(filepath.Join(dir, IndexFile), 0o600, &bolt.Options{Timeout: time.Second})
+		db, err := bolt.Open(filepath.Join(dir, layout.IndexFile), 0o600, &bolt.Options{Timeout: time.Second})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(3)
@@ -54,12 +56,12 @@ func TestLockTimeout(t *testing.T) {
 		minWait time.Duration
 	}{
 		{"index read waits for the timeout, then says who holds it", "index", func(dir string) error {
-			ix := &Index{path: filepath.Join(dir, IndexFile), timeout: 300 * time.Millisecond}
+			ix := &Index{path: filepath.Join(dir, layout.IndexFile), timeout: 300 * time.Millisecond}
 			_, _, err := ix.Get("<urn:uuid:x>")
 			return err
 		}, 300 * time.Millisecond},
 		{"index write too", "index", func(dir string) error {
-			ix := &Index{path: filepath.Join(dir, IndexFile), timeout: 300 * time.Millisecond}
+			ix := &Index{path: filepath.Join(dir, layout.IndexFile), timeout: 300 * time.Millisecond}
 			return ix.Mark([]Mark{{ID: "<urn:uuid:x>", State: Released}})
 		}, 300 * time.Millisecond},
 		{"a second writer is refused at once", "store", func(dir string) error {
@@ -75,7 +77,7 @@ func TestLockTimeout(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			if _, err := OpenIndex(filepath.Join(dir, IndexFile), time.Second); err != nil {
+			if _, err := OpenIndex(filepath.Join(dir, layout.IndexFile), time.Second); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderChild$", "-test.count=1")
@@ -94,8 +96,8 @@ func TestLockTimeout(t *testing.T) {
 			start := time.Now()
 			err := tc.attempt(dir)
 			waited := time.Since(start)
-			if !errors.Is(err, ErrBusy) {
-				t.Fatalf("got %v, want ErrBusy", err)
+			if !errors.Is(err, lockfile.ErrBusy) {
+				t.Fatalf("got %v, want lockfile.ErrBusy", err)
 			}
 			if waited < tc.minWait-100*time.Millisecond || // bbolt polls the lock every 50 ms
 				waited > tc.minWait+5*time.Second {
@@ -112,7 +114,7 @@ func TestLockTimeout(t *testing.T) {
 
 func TestLockTimeoutInProcess(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), IndexFile)
+	path := filepath.Join(t.TempDir(), layout.IndexFile)
 	ix, err := OpenIndex(path, 200*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +124,7 @@ func TestLockTimeoutInProcess(t *testing.T) {
 	<-held
 	_, _, err = ix.Get("<urn:uuid:x>")
 	close(done)
-	var be *BusyError
+	var be *lockfile.BusyError
 	if !errors.As(err, &be) || !strings.Contains(be.Holder, "this process") {
 		t.Errorf("got %v, want a BusyError naming this process", err)
 	}

@@ -79,7 +79,7 @@ func checkOwnPayloadDigest(rec gowarc.WarcRecord) error {
 		return err
 	}
 	alg, _, _ := strings.Cut(want, ":")
-	if got := digestOf(strings.ToLower(alg), body); !strings.EqualFold(got, want) {
+	if got := Digest(strings.ToLower(alg), body); !strings.EqualFold(got, want) {
 		return &gowarc.DigestError{Algorithm: alg, Expected: want, Computed: got}
 	}
 	return nil
@@ -94,9 +94,10 @@ func blockBytes(rec gowarc.WarcRecord) ([]byte, error) {
 	return io.ReadAll(rb)
 }
 
-// openSealed opens a sealed WARC file by its final name, or under NAME.open while it is still
-// being written (trying the final name again in case it was renamed meanwhile).
-func openSealed(sealedDir, name string) (*os.File, error) {
+// OpenSealed opens the sealed WARC file name (a final name, as locations give it) in sealedDir, or
+// NAME.open while it is still being written, trying the final name again in case it was renamed
+// meanwhile. It is the one place that knows about .open files for readers; the caller closes the file.
+func OpenSealed(sealedDir, name string) (*os.File, error) {
 	if name == "" || name != filepath.Base(name) || strings.HasSuffix(name, openSuffix) {
 		return nil, fmt.Errorf("bad WARC file name %q", name)
 	}
@@ -124,7 +125,7 @@ func (m member) Close() error { return m.f.Close() }
 // MemberReader returns the raw bytes of the gzip member at loc, for copying it byte for byte into
 // a public shard. The file may still be NAME.open. The caller closes the reader.
 func MemberReader(sealedDir string, loc Location) (io.ReadCloser, error) {
-	f, err := openSealed(sealedDir, loc.File)
+	f, err := OpenSealed(sealedDir, loc.File)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func MemberReader(sealedDir string, loc Location) (io.ReadCloser, error) {
 
 // ReadAt reads the record at loc from the sealed repository, strictly (see ReadRecord).
 func ReadAt(sealedDir string, loc Location) (gowarc.WarcRecord, error) {
-	f, err := openSealed(sealedDir, loc.File)
+	f, err := OpenSealed(sealedDir, loc.File)
 	if err != nil {
 		return nil, err
 	}

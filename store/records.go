@@ -66,7 +66,7 @@ func buildRecord(digest string, t gowarc.RecordType, date time.Time, ctype strin
 		}
 	}
 	if t == gowarc.Warcinfo || t == gowarc.Metadata {
-		b.AddWarcHeader(gowarc.WarcPayloadDigest, digestOf(digest, block))
+		b.AddWarcHeader(gowarc.WarcPayloadDigest, Digest(digest, block))
 	}
 	if _, err := b.Write(block); err != nil {
 		b.Close()
@@ -102,8 +102,8 @@ func buildResponse(digest string, date time.Time, block []byte, fields ...field)
 	}
 	h := r.WarcHeader()
 	h.Set(gowarc.ContentLength, strconv.Itoa(len(block)))
-	h.Set(gowarc.WarcBlockDigest, digestOf(digest, block))
-	h.Set(gowarc.WarcPayloadDigest, digestOf(digest, block[n:]))
+	h.Set(gowarc.WarcBlockDigest, Digest(digest, block))
+	h.Set(gowarc.WarcPayloadDigest, Digest(digest, block[n:]))
 	return r, true, nil
 }
 
@@ -148,8 +148,9 @@ func validIP(s string) string {
 	return s
 }
 
-// digestOf is a WARC digest of b: "sha256:<lowercase hex>" or "sha1:<base32>", as gowarc writes them.
-func digestOf(alg string, b []byte) string {
+// Digest is the WARC digest of b with alg ("sha256" unless "sha1"): "sha256:<lowercase hex>" or
+// "sha1:<base32>", as gowarc writes them.
+func Digest(alg string, b []byte) string {
 	var h hash.Hash
 	switch alg {
 	case "sha1":
@@ -169,10 +170,23 @@ func newRecordID() (string, error) {
 	if _, err := rand.Read(u[:]); err != nil {
 		return "", fmt.Errorf("record id: %w", err)
 	}
-	u[6] = u[6]&0x0f | 0x40 // version 4
-	u[8] = u[8]&0x3f | 0x80 // RFC 9562 variant
+	return uuidRef(u, 4), nil
+}
+
+// DerivedRecordID is a WARC-Record-ID that depends only on seed: "<urn:uuid:…>" with a version 8
+// UUID made of the first 16 bytes of seed's SHA-256, so that a record written again from the same
+// facts gets the same id.
+func DerivedRecordID(seed string) string {
+	h := sha256.Sum256([]byte(seed))
+	return uuidRef([16]byte(h[:16]), 8)
+}
+
+// uuidRef is u as a WARC-Record-ID, "<urn:uuid:…>", with version set and the RFC 9562 variant.
+func uuidRef(u [16]byte, version byte) string {
+	u[6] = u[6]&0x0f | version<<4
+	u[8] = u[8]&0x3f | 0x80
 	h := hex.EncodeToString(u[:])
-	return "<urn:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:] + ">", nil
+	return "<urn:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:] + ">"
 }
 
 // IDRef is a record id as WARC header fields carry it: "<urn:uuid:…>".

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/archivectl/archivectl/store/durable"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"
 )
@@ -57,7 +58,7 @@ func recoverFile(sealed, path string, ix *Index) ([]Problem, error) {
 		if err := os.Remove(path); err != nil {
 			return nil, err
 		}
-		return []Problem{{File: name, What: fmt.Sprintf("removed an unfinished file with no indexed record (%d bytes)", st.Size())}}, syncDir(sealed)
+		return []Problem{{File: name, What: fmt.Sprintf("removed an unfinished file with no indexed record (%d bytes)", st.Size())}}, durable.SyncDir(sealed)
 	}
 	// Find where valid records end, up to the committed end.
 	var valid, info int64

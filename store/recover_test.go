@@ -11,17 +11,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // abandon drops a store the way a killed process would: no Close, only its lock released.
 func abandon(s *Store) {
 	s.w.f.Close()
-	s.lock.release()
+	s.lock.Release()
 }
 
 func openFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(dir, SealedDir, "*"+openSuffix))
+	m, _ := filepath.Glob(filepath.Join(dir, layout.SealedDir, "*"+openSuffix))
 	return m
 }
 
@@ -96,7 +98,7 @@ func TestRecoverRemovesUnindexedFile(t *testing.T) {
 	seal(t, s, capture("https://example.com/1", t0, "one"))
 	s.Close()
 	// A writer killed right after creating its file, before its first commit.
-	stray := filepath.Join(dir, SealedDir, "archivectl-20260301120000000-00009-h.warc.gz"+openSuffix)
+	stray := filepath.Join(dir, layout.SealedDir, "archivectl-20260301120000000-00009-h.warc.gz"+openSuffix)
 	if err := os.WriteFile(stray, []byte("\x1f\x8b partial"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +197,7 @@ func TestCrashRecovery(t *testing.T) {
 		if err != nil || !ok {
 			t.Fatalf("acknowledged capture %s is not indexed: %v", id, err)
 		}
-		if rec, err := ReadAt(filepath.Join(dir, SealedDir), e.Response); err != nil {
+		if rec, err := ReadAt(filepath.Join(dir, layout.SealedDir), e.Response); err != nil {
 			t.Errorf("acknowledged capture %s unreadable: %v", id, err)
 		} else {
 			rec.Close()

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -29,33 +31,33 @@ func Reindex(ctx context.Context, dataDir string) error {
 // capture starts Sealed. It holds the store's writer lock, builds index.db.reindex and renames it
 // over index.db. It returns what it skipped: bad records, incomplete captures.
 func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
-	lock, err := lockWriter(filepath.Join(dataDir, lockFile))
+	lock, err := lockfile.Acquire(layout.SealedLock(dataDir), 0)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.release()
+	defer lock.Release()
 	rb := newRebuilder()
-	problems, err := scanSealed(ctx, filepath.Join(dataDir, SealedDir), nil, rb)
+	problems, err := scanSealed(ctx, layout.Sealed(dataDir), nil, rb)
 	if err != nil {
 		return nil, err
 	}
 	entries, more := rb.finish()
 	problems = append(problems, more...)
 
-	path := filepath.Join(dataDir, IndexFile)
-	l := lockOf(path)
-	if err := l.acquire(path, DefaultLockTimeout); err != nil {
+	path := layout.Index(dataDir)
+	l := lockfile.InProcessOf(path)
+	if err := l.Acquire(lockfile.DefaultTimeout); err != nil {
 		return nil, err
 	}
-	defer l.release()
+	defer l.Release()
 	// Hold the old index read-write until the new one has replaced it, so that no release pass
 	// marks captures in a file about to be dropped.
 	old, states, err := oldStates(path)
-	if errors.Is(err, ErrBusy) {
+	if errors.Is(err, lockfile.ErrBusy) {
 		return nil, err
 	}
 	if err != nil {
-		problems = append(problems, Problem{File: IndexFile, What: fmt.Sprintf("old index unreadable (%v); every capture starts sealed", err)})
+		problems = append(problems, Problem{File: layout.IndexFile, What: fmt.Sprintf("old index unreadable (%v); every capture starts sealed", err)})
 	}
 	if old != nil {
 		defer old.Close()
@@ -70,10 +72,10 @@ func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
 		os.Remove(tmp)
 		return nil, err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := durable.Rename(tmp, path); err != nil {
 		return nil, fmt.Errorf("reindex: %w", err)
 	}
-	return problems, syncDir(dataDir)
+	return problems, nil
 }
 
 // oldStates opens an existing index read-write (the caller closes it) and reads the release state
@@ -83,9 +85,9 @@ func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, states, nil
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: DefaultLockTimeout})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout})
 	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, nil, busyError(path)
+		return nil, nil, lockfile.Busy(path)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +114,7 @@ func writeIndex(ctx context.Context, path string, entries []Entry) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: DefaultLockTimeout, NoSync: true})
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout, NoSync: true})
 	if err != nil {
 		return fmt.Errorf("reindex: %w", err)
 	}

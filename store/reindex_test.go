@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store/layout"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -101,7 +102,7 @@ func TestReindex(t *testing.T) {
 			for i, e := range all {
 				ids[i] = e.ID
 			}
-			path := filepath.Join(dir, IndexFile)
+			path := filepath.Join(dir, layout.IndexFile)
 			if tc.dropIndex {
 				// Without the old index the release states are gone: compare with a twin whose
 				// states were never moved.
@@ -153,7 +154,7 @@ func TestReindexTornOpenFile(t *testing.T) {
 	if err := os.Truncate(open[0], es[1].Metadata.Offset+5); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(dir, IndexFile))
+	os.Remove(filepath.Join(dir, layout.IndexFile))
 	ps, err := ReindexReport(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +162,7 @@ func TestReindexTornOpenFile(t *testing.T) {
 	if len(ps) == 0 {
 		t.Error("reindex reported nothing about a torn file")
 	}
-	ix, _ := OpenIndex(filepath.Join(dir, IndexFile), time.Second)
+	ix, _ := OpenIndex(filepath.Join(dir, layout.IndexFile), time.Second)
 	got := collect(t, func(fn func(Entry) error) error { return ix.Due(t0.Add(time.Hour*24*365), fn) })
 	if !slices.Equal(got, []string{es[0].ID}) {
 		t.Errorf("indexed %v, want only the whole capture %s", got, es[0].ID)

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -33,17 +33,10 @@ type Store struct {
 	opt       Options
 	ix        *Index
 	w         *warcWriter
-	lock      *writerLock
+	lock      *lockfile.Lock
 	recovered []Problem
 	closed    bool
 }
-
-// Paths inside a data directory.
-const (
-	SealedDir = "sealed"   // the sealed WARC files
-	IndexFile = "index.db" // the sealed index
-	lockFile  = "sealed.lock"
-)
 
 // Open opens the sealed repository of dataDir (creating dataDir/sealed with mode 0700 and
 // dataDir/index.db), first recovering any .open file a killed writer left behind.
@@ -65,7 +58,7 @@ func Open(dataDir string, opt Options) (*Store, error) {
 		return nil, fmt.Errorf("store: digest %q is not supported; use sha256 or sha1", opt.Digest)
 	}
 	if opt.LockTimeout <= 0 {
-		opt.LockTimeout = DefaultLockTimeout
+		opt.LockTimeout = lockfile.DefaultTimeout
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
@@ -73,25 +66,25 @@ func Open(dataDir string, opt Options) (*Store, error) {
 	if opt.Now == nil {
 		opt.Now = time.Now
 	}
-	sealed := filepath.Join(dataDir, SealedDir)
+	sealed := layout.Sealed(dataDir)
 	if err := os.MkdirAll(sealed, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	if err := os.Chmod(sealed, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	lock, err := lockWriter(filepath.Join(dataDir, lockFile))
+	lock, err := lockfile.Acquire(layout.SealedLock(dataDir), 0)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := OpenIndex(filepath.Join(dataDir, IndexFile), opt.LockTimeout)
+	ix, err := OpenIndex(layout.Index(dataDir), opt.LockTimeout)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	s := &Store{sealed: sealed, opt: opt, ix: ix, lock: lock}
 	if s.recovered, err = recoverOpen(sealed, ix, opt.Logger); err != nil {
-		lock.release()
+		lock.Release()
 		return nil, err
 	}
 	s.w = newWarcWriter(sealed, "archivectl", opt.MaxFileSize, opt.Now, s.warcinfo)
@@ -107,23 +100,13 @@ func (s *Store) Recovered() []Problem { return s.recovered }
 // warcinfo builds the first record of a new file.
 func (s *Store) warcinfo(name string) (gowarc.WarcRecord, error) {
 	host, _ := os.Hostname()
-	var b strings.Builder
-	for _, f := range [][2]string{
-		{"software", s.opt.Software},
-		{"format", "WARC File Format 1.1"},
-		{"conformsTo", "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
-		{"robots", s.opt.RobotsPolicy},
-		{"operator", s.opt.Operator},
-		{"contact", s.opt.Contact},
-		{"hostname", host},
-		{"description", "sealed repository: embargoed captures, released by archivectl"},
-	} {
-		if f[1] != "" {
-			fmt.Fprintf(&b, "%s: %s\r\n", f[0], strings.ReplaceAll(f[1], "\n", " "))
-		}
-	}
-	return buildRecord(s.opt.Digest, gowarc.Warcinfo, s.opt.Now(), typeWarcinfo, []byte(b.String()),
-		field{gowarc.WarcFilename, name})
+	block := WarcinfoBlock(s.opt.Software,
+		[2]string{"robots", s.opt.RobotsPolicy},
+		[2]string{"operator", s.opt.Operator},
+		[2]string{"contact", s.opt.Contact},
+		[2]string{"hostname", host},
+		[2]string{"description", "sealed repository: embargoed captures, released by archivectl"})
+	return buildRecord(s.opt.Digest, gowarc.Warcinfo, s.opt.Now(), typeWarcinfo, block, field{gowarc.WarcFilename, name})
 }
 
 // Close closes the open WARC file properly (NAME.open becomes NAME) and releases the store's lock.
@@ -135,7 +118,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.w.closeFile()
-	if lerr := s.lock.release(); err == nil {
+	if lerr := s.lock.Release(); err == nil {
 		err = lerr
 	}
 	return err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -92,7 +93,7 @@ func TestSealRoundTrip(t *testing.T) {
 			c := capture("https://example.com/a?x=1", t0, "<html>hello</html>", "Last-Modified: Thu, 01 Jan 2026 00:00:00 GMT")
 			c.UsageHeader, c.Usage, c.RobotsID, c.Rule = []string{"train-ai=n"}, []string{"train-ai=n"}, "<urn:uuid:robots>", "3 allow /"
 			e := seal(t, s, c)[0]
-			sealedDir := filepath.Join(dir, SealedDir)
+			sealedDir := filepath.Join(dir, layout.SealedDir)
 
 			resp, err := ReadAt(sealedDir, e.Response)
 			if err != nil {
@@ -105,10 +106,10 @@ func TestSealRoundTrip(t *testing.T) {
 			if !bytes.Equal(readBlock(t, resp), c.Response) {
 				t.Errorf("response block differs from the bytes sealed")
 			}
-			if got := resp.WarcHeader().Get(gowarc.WarcPayloadDigest); got != e.PayloadDigest || got != digestOf(alg, []byte("<html>hello</html>")) {
+			if got := resp.WarcHeader().Get(gowarc.WarcPayloadDigest); got != e.PayloadDigest || got != Digest(alg, []byte("<html>hello</html>")) {
 				t.Errorf("payload digest %s, entry %s", got, e.PayloadDigest)
 			}
-			if resp.WarcHeader().Get(gowarc.WarcBlockDigest) != digestOf(alg, c.Response) {
+			if resp.WarcHeader().Get(gowarc.WarcBlockDigest) != Digest(alg, c.Response) {
 				t.Errorf("block digest %s is not the %s of the block", resp.WarcHeader().Get(gowarc.WarcBlockDigest), alg)
 			}
 			req, err := ReadAt(sealedDir, e.Request)
@@ -194,7 +195,7 @@ func TestWarcinfoFirst(t *testing.T) {
 	s := openTestStore(t, dir, Options{Operator: "Op", Contact: "mailto:ops@example.org", Software: "archivectl/test"})
 	seal(t, s, capture("http://example.com/", t0, "x"))
 	s.Close()
-	files, _ := filepath.Glob(filepath.Join(dir, SealedDir, "*.warc.gz"))
+	files, _ := filepath.Glob(filepath.Join(dir, layout.SealedDir, "*.warc.gz"))
 	var types []string
 	var info string
 	err := ScanFile(files[0], func(loc Location, rec gowarc.WarcRecord) error {
@@ -299,7 +300,7 @@ func TestFirstSeenAndRevisit(t *testing.T) {
 			if e.RefersTo != orig.ID || e.ID == orig.ID || e.PayloadDigest != orig.PayloadDigest || !e.FirstSeen.Equal(orig.Time) {
 				t.Errorf("revisit %+v does not refer to original %s", e, orig.ID)
 			}
-			rec, err := ReadAt(filepath.Join(dir, SealedDir), e.Response)
+			rec, err := ReadAt(filepath.Join(dir, layout.SealedDir), e.Response)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +330,7 @@ func TestRotation(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, SealedDir, "*"))
+	files, _ := filepath.Glob(filepath.Join(dir, layout.SealedDir, "*"))
 	if len(files) < 3 {
 		t.Fatalf("%d files, want rotation into several", len(files))
 	}
@@ -356,7 +357,7 @@ func TestRotation(t *testing.T) {
 		if e.Request.File != e.Response.File || e.Response.File != e.Metadata.File {
 			t.Errorf("capture %s spans files", e.ID)
 		}
-		rec, err := ReadAt(filepath.Join(dir, SealedDir), e.Response)
+		rec, err := ReadAt(filepath.Join(dir, layout.SealedDir), e.Response)
 		if err != nil {
 			t.Fatalf("read %v: %v", e.Response, err)
 		}
@@ -379,7 +380,7 @@ func TestConcurrentSeal(t *testing.T) {
 					errs <- err
 					return
 				}
-				rec, err := ReadAt(filepath.Join(dir, SealedDir), es[0].Response)
+				rec, err := ReadAt(filepath.Join(dir, layout.SealedDir), es[0].Response)
 				if err != nil {
 					errs <- err
 					return
@@ -448,10 +449,10 @@ func TestChunkedPayloadDigest(t *testing.T) {
 	c := capture("https://example.com/chunked", t0, "")
 	c.Response = []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
 	e := seal(t, s, c)[0]
-	if e.PayloadDigest != digestOf("sha256", []byte(body)) {
+	if e.PayloadDigest != Digest("sha256", []byte(body)) {
 		t.Errorf("payload digest %s, want the digest of the chunked bytes", e.PayloadDigest)
 	}
-	rec, err := ReadAt(filepath.Join(dir, SealedDir), e.Response)
+	rec, err := ReadAt(filepath.Join(dir, layout.SealedDir), e.Response)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"
 )
@@ -45,11 +47,11 @@ func (p Problem) String() string {
 // end of a file still being written are not judged. It returns each problem found; err is for
 // failing to check at all.
 func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
-	path := filepath.Join(dataDir, IndexFile)
+	path := layout.Index(dataDir)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s has no index (%w); build it from the sealed WARCs with archivectl verify --reindex", dataDir, err)
 	}
-	ix := &Index{path: path, timeout: DefaultLockTimeout} // read only: verify never writes
+	ix := &Index{path: path, timeout: lockfile.DefaultTimeout} // read only: verify never writes
 	indexed := map[string]Entry{}
 	ends := map[string]int64{}
 	var problems []Problem
@@ -82,7 +84,7 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 		return nil, err
 	}
 	rb := newRebuilder()
-	scanProblems, err := scanSealed(ctx, filepath.Join(dataDir, SealedDir), ends, rb)
+	scanProblems, err := scanSealed(ctx, layout.Sealed(dataDir), ends, rb)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 		r, ok := found[id]
 		if !ok {
 			what := "index entry does not resolve to a complete, valid capture in the sealed files"
-			if f, err := openSealed(filepath.Join(dataDir, SealedDir), e.Response.File); err != nil {
+			if f, err := OpenSealed(layout.Sealed(dataDir), e.Response.File); err != nil {
 				what += " (its WARC file is missing)"
 			} else {
 				f.Close()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/klauspost/compress/gzip"
 	bolt "go.etcd.io/bbolt"
 )
@@ -19,7 +20,7 @@ import (
 // the rest of the file after it.
 func rewriteMember(t *testing.T, dir string, loc Location, edit func([]byte) []byte) {
 	t.Helper()
-	p := filepath.Join(dir, SealedDir, loc.File)
+	p := filepath.Join(dir, layout.SealedDir, loc.File)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func rewriteMember(t *testing.T, dir string, loc Location, edit func([]byte) []b
 
 func editEntry(t *testing.T, dir, id string, edit func(tx *bolt.Tx, e *Entry) error) {
 	t.Helper()
-	ix, err := OpenIndex(filepath.Join(dir, IndexFile), time.Second)
+	ix, err := OpenIndex(filepath.Join(dir, layout.IndexFile), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestVerify(t *testing.T) {
 			rewriteMember(t, dir, last.Response, func(b []byte) []byte { return bytes.Replace(b, []byte("body 2"), []byte("BODY 2"), 1) })
 		}, []string{"digest"}},
 		{"corrupt gzip bytes", func(t *testing.T, dir string, es []Entry) {
-			p := filepath.Join(dir, SealedDir, es[1].Response.File)
+			p := filepath.Join(dir, layout.SealedDir, es[1].Response.File)
 			b, _ := os.ReadFile(p)
 			b[es[1].Response.Offset+es[1].Response.Length/2] ^= 0xff
 			os.WriteFile(p, b, 0o600)
@@ -98,7 +99,7 @@ func TestVerify(t *testing.T) {
 			})
 		}, []string{"metadata"}},
 		{"sealed WARC file missing", func(t *testing.T, dir string, es []Entry) {
-			os.Remove(filepath.Join(dir, SealedDir, es[0].Response.File))
+			os.Remove(filepath.Join(dir, layout.SealedDir, es[0].Response.File))
 		}, []string{"WARC file is missing"}},
 	}
 	for _, tc := range cases {

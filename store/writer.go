@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/store/durable"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -186,7 +187,7 @@ func (w *warcWriter) create() error {
 		_, err = w.f.WriteAt(buf.Bytes(), 0)
 	}
 	if err == nil {
-		err = syncDir(w.dir)
+		err = durable.SyncDir(w.dir)
 	}
 	if err != nil {
 		w.f.Close()
@@ -278,21 +279,8 @@ func (w *warcWriter) closeFile() error {
 
 // finishFile renames NAME.open to NAME and makes the rename durable.
 func finishFile(dir, name string) error {
-	if err := os.Rename(filepath.Join(dir, name+openSuffix), filepath.Join(dir, name)); err != nil {
+	if err := durable.Rename(filepath.Join(dir, name+openSuffix), filepath.Join(dir, name)); err != nil {
 		return fmt.Errorf("close WARC file: %w", err)
 	}
-	return syncDir(dir)
-}
-
-// syncDir makes a directory's entries durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return nil
 }

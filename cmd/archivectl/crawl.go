@@ -8,11 +8,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // runCrawl crawls the seeds file politely into the sealed repository and prints a summary.
@@ -140,7 +140,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "archivectl crawl: done; the captures are sealed in %s\n", filepath.Join(cfg.Data, "sealed"))
+	fmt.Fprintf(stderr, "archivectl crawl: done; the captures are sealed in %s\n", layout.Sealed(cfg.Data))
 	return 0
 }
 

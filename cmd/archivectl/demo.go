@@ -20,6 +20,7 @@ import (
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // demoMarker marks a directory as made by archivectl demo, so a rerun may empty it and nothing else.
@@ -193,7 +194,7 @@ func (d *demo) run(ctx context.Context, delay time.Duration) error {
 // table prints what the public side holds now: captures that became public in this pass, and the
 // tombstones still standing with their release times. seen holds the ids already public.
 func (d *demo) table(seen map[string]bool) error {
-	lines, err := publicLines(filepath.Join(d.cfg.Data, "public"))
+	lines, err := publicLines(layout.Public(d.cfg.Data))
 	if err != nil {
 		return err
 	}
@@ -249,7 +250,7 @@ func releaseDay(s string) string {
 // ordered by state (public first), then origin and path.
 func publicLines(public string) ([]release.Line, error) {
 	byID := map[string]release.Line{}
-	for _, sub := range []string{"shards", "tombstones"} {
+	for _, sub := range []string{layout.ShardsDir, layout.TombstonesDir} {
 		names, _ := filepath.Glob(filepath.Join(public, sub, "*.cdxj"))
 		for _, name := range names {
 			b, err := os.ReadFile(name)

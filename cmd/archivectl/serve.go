@@ -9,11 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/lookup"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -103,7 +103,7 @@ func serve(ctx context.Context, opt serveOptions) error {
 		daemon = d
 	}
 
-	srv, err := lookup.Open(filepath.Join(opt.data, "public"), lookup.Options{
+	srv, err := lookup.Open(layout.Public(opt.data), lookup.Options{
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 	})
 	if err != nil {

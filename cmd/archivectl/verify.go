@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // runVerify checks the sealed repository against its index and lists each inconsistency;
@@ -42,8 +43,8 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stderr, "archivectl verify: %v\n", err)
 		return 2
 	}
-	if st, err := os.Stat(filepath.Join(cfg.Data, store.SealedDir)); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "archivectl verify: %s holds no sealed repository (no %s/); crawl into it first or pass --data\n", cfg.Data, store.SealedDir)
+	if st, err := os.Stat(layout.Sealed(cfg.Data)); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "archivectl verify: %s holds no sealed repository (no %s/); crawl into it first or pass --data\n", cfg.Data, layout.SealedDir)
 		return 1
 	}
 	if *reindex {
@@ -56,13 +57,13 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		for _, p := range skipped {
 			fmt.Fprintf(stdout, "reindex skipped: %s\n", p)
 		}
-		restored, err := release.Restore(ctx, cfg.Data, store.DefaultLockTimeout)
+		restored, err := release.Restore(ctx, cfg.Data, lockfile.DefaultTimeout)
 		if err != nil {
 			fmt.Fprintf(stderr, "archivectl verify: reindex: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "reindexed %s from the sealed WARC files in %s (%d release states restored from public/)\n",
-			filepath.Join(cfg.Data, store.IndexFile), time.Since(start).Round(time.Millisecond), restored)
+			layout.Index(cfg.Data), time.Since(start).Round(time.Millisecond), restored)
 	}
 	problems, err := store.Verify(ctx, cfg.Data)
 	if err != nil {
@@ -96,7 +97,7 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 
 // countCaptures reads the index's state counts.
 func countCaptures(data string) (store.Counts, error) {
-	ix, err := store.OpenIndex(filepath.Join(data, store.IndexFile), store.DefaultLockTimeout)
+	ix, err := store.OpenIndex(layout.Index(data), lockfile.DefaultTimeout)
 	if err != nil {
 		return store.Counts{}, err
 	}

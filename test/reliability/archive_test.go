@@ -18,6 +18,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -73,7 +74,7 @@ func memDir(t *testing.T) string {
 // the captures bucket maps a capture id to its JSON Entry).
 func indexEntries(t *testing.T, dir string) map[string]store.Entry {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(dir, store.IndexFile), 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	db, err := bolt.Open(filepath.Join(dir, layout.IndexFile), 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatalf("open index.db: %v", err)
 	}

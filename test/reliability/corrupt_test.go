@@ -18,6 +18,7 @@ import (
 
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -133,7 +134,7 @@ func TestCorruptSealedWARC(t *testing.T) {
 	base := memDir(t)
 	data := filepath.Join(base, "data")
 	smallArchive(t, data, seed)
-	names, _ := filepath.Glob(filepath.Join(data, store.SealedDir, "*.warc.gz"))
+	names, _ := filepath.Glob(filepath.Join(data, layout.SealedDir, "*.warc.gz"))
 	sort.Strings(names)
 	if len(names) < 3 {
 		t.Fatalf("want several sealed files, have %d", len(names))
@@ -146,7 +147,7 @@ func TestCorruptSealedWARC(t *testing.T) {
 			copyTree(t, data, dir)
 			victim := names[1+rng.IntN(len(names)-1)]
 			file := filepath.Base(victim)
-			path := filepath.Join(dir, store.SealedDir, file)
+			path := filepath.Join(dir, layout.SealedDir, file)
 			var responses []store.Location
 			for _, m := range members(t, path) {
 				if m.typ == gowarc.Response {
@@ -175,7 +176,7 @@ func TestCorruptSealedWARC(t *testing.T) {
 				}
 			}
 			if tc.name != "garbage appended" {
-				if rec, err := store.ReadAt(filepath.Join(dir, store.SealedDir), target); err == nil {
+				if rec, err := store.ReadAt(filepath.Join(dir, layout.SealedDir), target); err == nil {
 					rec.Close()
 					t.Errorf("store.ReadAt reads the damaged record %s@%d without an error", file, target.Offset)
 				}
@@ -184,7 +185,7 @@ func TestCorruptSealedWARC(t *testing.T) {
 				if e.Response.File == file {
 					continue
 				}
-				rec, err := store.ReadAt(filepath.Join(dir, store.SealedDir), e.Response)
+				rec, err := store.ReadAt(filepath.Join(dir, layout.SealedDir), e.Response)
 				if err != nil {
 					t.Errorf("an undamaged capture no longer reads: %v", err)
 					continue

@@ -18,6 +18,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -277,7 +278,7 @@ func TestKillCrawl(t *testing.T) {
 				errorf("%s: %s captured %d times, not a page of the site", where, u, n)
 			}
 		}
-		names, _ := filepath.Glob(filepath.Join(dir, store.SealedDir, "*"))
+		names, _ := filepath.Glob(filepath.Join(dir, layout.SealedDir, "*"))
 		for _, n := range names {
 			if strings.HasSuffix(n, ".open") {
 				errorf("%s: %s is still open after a clean crawl", where, n)

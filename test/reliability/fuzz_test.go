@@ -13,6 +13,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -42,7 +43,7 @@ func sealedFile(tb testing.TB) ([]byte, []store.Location) {
 	if err := s.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	names, _ := filepath.Glob(filepath.Join(dir, store.SealedDir, "*.warc.gz"))
+	names, _ := filepath.Glob(filepath.Join(dir, layout.SealedDir, "*.warc.gz"))
 	if len(names) != 1 {
 		tb.Fatalf("want one sealed file, have %v", names)
 	}

@@ -1,0 +1,76 @@
+// Package layout names the files and directories of an archivectl data directory, for every
+// package that opens them. It uses only the standard library, so the lookup service, which reads
+// public/ alone, can share it without depending on the sealed repository.
+//
+//	DATA/
+//	  sealed/                 sealed WARC files (0700)
+//	  index.db                the sealed index
+//	  frontier.db             the crawl's frontier
+//	  sealed.lock             held by the one writer of sealed/
+//	  release.lock            held by the one running release pass
+//	  release-tmp/            a pass's public files before they are renamed into public/
+//	  release-journal.json    a pass's commit in progress
+//	  public/                 world-readable: what the lookup service serves
+//	    shards/               released records and their CDXJ
+//	    tombstones/           tombstones and their CDXJ
+//	    release-log.jsonl     the append-only audit log
+//	    state.json            generation, last pass, next release
+package layout
+
+import "path/filepath"
+
+// Names in a data directory.
+const (
+	SealedDir          = "sealed"
+	IndexFile          = "index.db"
+	FrontierFile       = "frontier.db"
+	SealedLockFile     = "sealed.lock"
+	ReleaseLockFile    = "release.lock"
+	ReleaseTmpDir      = "release-tmp"
+	ReleaseJournalFile = "release-journal.json"
+	PublicDir          = "public"
+)
+
+// Names in public/.
+const (
+	ShardsDir      = "shards"
+	TombstonesDir  = "tombstones"
+	ReleaseLogFile = "release-log.jsonl"
+	StateFile      = "state.json"
+)
+
+// Sealed is the sealed WARC directory of the data directory data.
+func Sealed(data string) string { return filepath.Join(data, SealedDir) }
+
+// Index is the sealed index file of data.
+func Index(data string) string { return filepath.Join(data, IndexFile) }
+
+// Frontier is the crawl frontier file of data.
+func Frontier(data string) string { return filepath.Join(data, FrontierFile) }
+
+// SealedLock is the lock file of data's one writer of sealed/.
+func SealedLock(data string) string { return filepath.Join(data, SealedLockFile) }
+
+// ReleaseLock is the lock file of data's one running release pass.
+func ReleaseLock(data string) string { return filepath.Join(data, ReleaseLockFile) }
+
+// ReleaseTmp is the directory of data where a pass writes its public files before the commit.
+func ReleaseTmp(data string) string { return filepath.Join(data, ReleaseTmpDir) }
+
+// ReleaseJournal is the journal file of data's release commit in progress.
+func ReleaseJournal(data string) string { return filepath.Join(data, ReleaseJournalFile) }
+
+// Public is the public directory of data.
+func Public(data string) string { return filepath.Join(data, PublicDir) }
+
+// Shards is the released-records directory of data.
+func Shards(data string) string { return filepath.Join(data, PublicDir, ShardsDir) }
+
+// Tombstones is the tombstones directory of data.
+func Tombstones(data string) string { return filepath.Join(data, PublicDir, TombstonesDir) }
+
+// ReleaseLog is the audit log of data.
+func ReleaseLog(data string) string { return filepath.Join(data, PublicDir, ReleaseLogFile) }
+
+// State is the public state file of data.
+func State(data string) string { return filepath.Join(data, PublicDir, StateFile) }
