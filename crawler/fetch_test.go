@@ -138,34 +138,6 @@ func TestFetchLimits(t *testing.T) {
 	}
 }
 
-func TestRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name string
-		v    string
-		want time.Duration
-		ok   bool
-	}{
-		{"seconds", "120", 2 * time.Minute, true},
-		{"zero", "0", 0, true},
-		{"HTTP-date", "Sun, 29 Nov 2026 12:00:30 GMT", 30 * time.Second, true},
-		{"past date", "Sun, 29 Nov 2026 11:00:00 GMT", 0, true},
-		{"absent", "", 0, false},
-		{"negative", "-5", 0, false},
-		{"junk", "soon", 0, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, ok := retryAfter(tc.v, now)
-			if got != tc.want || ok != tc.ok {
-				t.Fatalf("retryAfter(%q) = %v, %v; want %v, %v", tc.v, got, ok, tc.want, tc.ok)
-			}
-		})
-	}
-}
-
 // stallConn delivers what is written and then holds the writer until release is closed, as a
 // descheduled writer goroutine would.
 type stallConn struct {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -76,15 +75,10 @@ func (c *crawl) visit(o *originState, it item) {
 	if err != nil && len(lines) > 0 {
 		c.log.Debug("invalid Content-Usage header", "url", it.URL, "err", err)
 	}
-	prefs := []aipref.Prefs{hp}
-	for _, s := range d.ContentUsage {
-		p, _ := aipref.Parse(s)
-		prefs = append(prefs, p)
-	}
 	capture := store.Capture{
 		URL: it.URL, Time: x.Time, IP: x.IP, Request: x.Request, Response: x.Response, Truncated: x.Truncated,
 		Period: d.Period, Rule: d.Rule.String(), RobotsID: o.robotsID,
-		UsageHeader: lines, UsageRobots: d.ContentUsage, Usage: aipref.Combine(prefs...).Expressions(),
+		UsageHeader: lines, UsageRobots: d.ContentUsage, Usage: aipref.Combine(hp, d.Usage()).Expressions(),
 		Outlinks: links,
 	}
 	size := int64(len(x.Response))
@@ -167,7 +161,7 @@ func (c *crawl) get(o *originState, rawURL string) (*exchange, error) {
 			if x.Status != http.StatusTooManyRequests && x.Status != http.StatusServiceUnavailable {
 				return x, nil
 			}
-			wait, ok := retryAfter(x.Header.Get("Retry-After"), c.now())
+			wait, ok := robots.RetryAfter(x.Header.Get("Retry-After"), c.now())
 			if !ok {
 				return x, nil
 			}
@@ -190,24 +184,6 @@ func (c *crawl) get(o *originState, rawURL string) (*exchange, error) {
 		o.backOff(c.now().Add(backoff))
 		backoff *= 2
 	}
-}
-
-// retryAfter reads a Retry-After value: delay-seconds or an HTTP-date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return 0, false
-		}
-		return time.Duration(min(n, 1<<31)) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }
 
 // settle records a URL's final state without a capture.

@@ -197,7 +197,7 @@ func (c *Cache) unreachable(r *Robots, e *entry, now time.Time, h http.Header, r
 		e.unreachable = now
 	}
 	retry := c.opts.RetryTTL
-	if d, ok := retryAfter(h, now); ok && d > retry {
+	if d, ok := RetryAfter(h.Get("Retry-After"), now); ok && d > retry {
 		retry = min(d, c.opts.MaxTTL)
 	}
 	r.Expires = now.Add(retry)
@@ -268,22 +268,4 @@ func age(h http.Header) time.Duration {
 		return 0
 	}
 	return time.Duration(min(n, 1<<32)) * time.Second
-}
-
-// retryAfter reads Retry-After as seconds or an HTTP-date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if h == nil {
-		return 0, false
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
-		return time.Duration(min(n, 1<<32)) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(0, t.Sub(now)), true
-	}
-	return 0, false
 }

@@ -1,6 +1,10 @@
 package robots
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/archivectl/archivectl/crawler/aipref"
+)
 
 // usageRule is a content-usage line (attach-05 §3).
 type usageRule struct {
@@ -46,4 +50,15 @@ func (p *Policy) contentUsage(s *selection, path string) []string {
 		}
 	}
 	return out
+}
+
+// Usage combines the decision's Content-Usage statements per category: n beats y beats
+// unknown; empty when no statement applies.
+func (d Decision) Usage() aipref.Prefs {
+	ps := make([]aipref.Prefs, 0, len(d.ContentUsage))
+	for _, s := range d.ContentUsage {
+		p, _ := aipref.Parse(s) // an unparseable statement leaves every category unknown (D18)
+		ps = append(ps, p)
+	}
+	return aipref.Combine(ps...)
 }
