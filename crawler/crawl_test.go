@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/crawler/hostile"
+	"github.com/archivectl/archivectl/crawler/crawlertest"
 	"github.com/archivectl/archivectl/embargo"
 )
 
@@ -162,8 +162,8 @@ func TestCrawlDelays(t *testing.T) {
 // TestCrawlHostile crawls every hostile server: the crawl ends, each gets a log line, memory stays bounded.
 func TestCrawlHostile(t *testing.T) {
 	t.Parallel()
-	mux := hostile.Mux()
-	mux.Handle("/robots.txt", hostile.HugeRobots(10<<20))
+	mux := crawlertest.HostileMux()
+	mux.Handle("/robots.txt", crawlertest.HugeRobots(10<<20))
 	mux.Handle("/", http.RedirectHandler("/hostile/", http.StatusFound))
 	o := newOrigin(t, mux)
 	data := t.TempDir()

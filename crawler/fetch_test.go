@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/crawler/hostile"
+	"github.com/archivectl/archivectl/crawler/crawlertest"
 )
 
 // rawServer answers every request on a loopback listener with the bytes resp returns for its path.
@@ -78,7 +78,7 @@ func TestFetchLimits(t *testing.T) {
 	t.Parallel()
 	stall := make(chan struct{})
 	t.Cleanup(func() { close(stall) })
-	mux := hostile.Mux()
+	mux := crawlertest.HostileMux()
 	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "100")
 		w.Write([]byte("partial"))

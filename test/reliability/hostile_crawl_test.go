@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
-	"github.com/archivectl/archivectl/crawler/hostile"
+	"github.com/archivectl/archivectl/crawler/crawlertest"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
 )
@@ -73,7 +73,7 @@ func undated(t *testing.T, es []store.Entry, log *requestLog) {
 	}
 }
 
-// hostileCases are the ten hostile servers (crawler/hostile) with their checks; maxBody is the crawl's MaxBody.
+// hostileCases are the ten hostile servers (crawler/crawlertest) with their checks; maxBody is the crawl's MaxBody.
 func hostileCases(maxBody int64) []hostileCase {
 	return []hostileCase{
 		{"endless body", "/hostile/endless", bounded(maxBody + 64<<10)},
@@ -97,7 +97,7 @@ func hostileCases(maxBody int64) []hostileCase {
 	}
 }
 
-// TestHostileServers crawls the ten hostile servers of crawler/hostile (one origin, a huge
+// TestHostileServers crawls the ten hostile servers of crawler/crawlertest (one origin, a huge
 // robots.txt) beside a healthy origin, with the real crawler and store, and checks that the crawl
 // ends in bounded time, each hostile case leaves a bounded, verifiable archive, the healthy
 // origin is crawled in full, and a release pass and both verifiers are clean afterwards.
@@ -109,8 +109,8 @@ func TestHostileServers(t *testing.T) {
 	seedFor(t)
 	const maxBody = 1 << 20
 	log := &requestLog{n: map[string]int{}}
-	mux := hostile.Mux()
-	mux.Handle("/robots.txt", hostile.HugeRobots(2<<20))
+	mux := crawlertest.HostileMux()
+	mux.Handle("/robots.txt", crawlertest.HugeRobots(2<<20))
 	mux.HandleFunc("/private/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "private") })
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `<a href="/hostile/">hostile</a> <a href="/private/x">private</a>`)

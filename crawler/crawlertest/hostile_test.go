@@ -1,4 +1,4 @@
-package hostile
+package crawlertest
 
 import (
 	"compress/gzip"
@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-func TestCases(t *testing.T) {
+func TestHostileCases(t *testing.T) {
 	t.Parallel()
-	srv := httptest.NewServer(Mux())
+	srv := httptest.NewServer(HostileMux())
 	t.Cleanup(srv.Close)
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	index, err := http.Get(srv.URL + "/hostile/")
@@ -21,7 +21,7 @@ func TestCases(t *testing.T) {
 	page, _ := io.ReadAll(index.Body)
 	index.Body.Close()
 	seen := map[string]bool{}
-	for _, c := range Cases() {
+	for _, c := range HostileCases() {
 		if seen[c.Path] {
 			t.Errorf("path %s mounted twice", c.Path)
 		}

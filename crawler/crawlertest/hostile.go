@@ -1,7 +1,4 @@
-// Package hostile serves the misbehaving responses a crawler must survive: endless and
-// trickling bodies, redirect loops, huge headers, a gzip bomb, bad dates, resets mid-body,
-// binary garbage as HTML and a huge robots.txt. Tests mount them on httptest servers.
-package hostile
+package crawlertest
 
 import (
 	"bytes"
@@ -14,17 +11,17 @@ import (
 	"time"
 )
 
-// Case is one hostile behaviour mounted at Path.
-type Case struct {
+// HostileCase is one hostile behaviour mounted at Path.
+type HostileCase struct {
 	Name    string
 	Path    string
 	Handler http.Handler
 }
 
-// Cases returns every hostile behaviour, each under its own path below /hostile/,
+// HostileCases returns every hostile behaviour, each under its own path below /hostile/,
 // plus the page at /hostile/ that links to all of them.
-func Cases() []Case {
-	cs := []Case{
+func HostileCases() []HostileCase {
+	cs := []HostileCase{
 		{"endless body", "/hostile/endless", EndlessBody()},
 		{"one byte a second", "/hostile/slow", SlowBody(time.Second)},
 		{"redirect loop", "/hostile/loop/a", RedirectLoop("/hostile/loop/a", "/hostile/loop/b")},
@@ -41,16 +38,16 @@ func Cases() []Case {
 		fmt.Fprintf(&links, "<a href=%q>%s</a>\n", c.Path, c.Name)
 	}
 	index := []byte("<!doctype html><title>hostile</title>\n" + links.String())
-	return append(cs, Case{"index", "/hostile/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return append(cs, HostileCase{"index", "/hostile/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write(index)
 	})})
 }
 
-// Mux mounts every case of Cases on a new ServeMux.
-func Mux() *http.ServeMux {
+// HostileMux mounts every case of HostileCases on a new ServeMux.
+func HostileMux() *http.ServeMux {
 	m := http.NewServeMux()
-	for _, c := range Cases() {
+	for _, c := range HostileCases() {
 		m.Handle(c.Path, c.Handler)
 	}
 	return m
