@@ -1,13 +1,13 @@
-// Package crawler crawls seed origins politely into the sealed store: a persisted frontier,
+// Package crawler crawls seed origins politely into an archive: a persisted frontier,
 // one request in flight per origin with delays and back-off, robots.txt decisions on every
-// URL, raw exchanges recorded for WARC, links followed inside the seeds' origins.
+// URL, raw exchanges recorded for WARC, links followed inside the seeds' origins. The caller
+// opens the archive (the sealed store) and draws any progress display.
 package crawler
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -22,14 +22,23 @@ import (
 	"github.com/archivectl/archivectl/store/lockfile"
 )
 
-// Archive is where captures go: the sealed store, or a fake in tests.
+// Archive is where captures go: the sealed store (StoreArchive), or a fake in tests.
 type Archive interface {
+	// Seal makes caps durable and returns their entries, one per capture, in order.
 	Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error)
+	// Captured reports whether a capture of rawURL made at at (to the second) is sealed.
+	Captured(ctx context.Context, rawURL string, at time.Time) (bool, error)
+}
+
+// Progress hears how far a crawl is, for a display; it is called from many goroutines.
+type Progress interface {
+	Queued(n int) // n more URLs to settle
+	Settled()     // one URL done with: sealed, disallowed, skipped or failed
 }
 
 // Config is one crawl's settings. Zero durations and sizes take the defaults noted.
 type Config struct {
-	DataDir               string        // frontier.db lives here; the store too unless Archive is set
+	DataDir               string        // frontier.db lives here
 	Seeds                 []*url.URL    // canonical seed URLs (ParseSeeds); scope is their origins
 	Agent                 string        // robots.txt product token
 	UserAgent             string        // the User-Agent header sent
@@ -44,15 +53,10 @@ type Config struct {
 	Retries               int           // retries after a network error or a 429/503 with Retry-After
 	RetryBackoff          time.Duration // wait before the first retry after a network error, doubled after each (default 1s)
 	RobotsUnreachableDays int           // 0 = an unreachable robots.txt without a cached copy disallows all, forever
-	LockTimeout           time.Duration // how long to wait for a busy frontier.db or index.db (default lockfile.DefaultTimeout, 5 s)
+	LockTimeout           time.Duration // how long to wait for a busy frontier.db (default lockfile.DefaultTimeout, 5 s)
 
-	Store    store.Options                                   // used to open the store in DataDir when Archive is nil
-	Archive  Archive                                         // nil: the store in DataDir
-	Captured func(rawURL string, at time.Time) (bool, error) // nil: the store's index; was this capture sealed?
-
-	Log      io.Writer  // log lines (and the progress display on a terminal); nil discards
-	Level    slog.Level // least level logged
-	Terminal bool       // Log is a terminal: draw a progress display
+	Log      *slog.Logger // nil discards
+	Progress Progress     // nil: none
 	Now      func() time.Time
 }
 
@@ -62,21 +66,24 @@ var ErrInterrupted = errors.New("crawl interrupted: run the same command again t
 // maxRedirects bounds a chain of redirects followed from one URL.
 const maxRedirects = 10
 
-// crawl is one running crawl.
-type crawl struct {
+// Crawl is one crawl of a data directory, its frontier open: Run it once, then Close it.
+type Crawl struct {
 	cfg        Config
 	ctx        context.Context
 	cancel     context.CancelCauseFunc
 	log        *slog.Logger
 	now        func() time.Time
 	fr         *frontier
+	res        resumed // what openFrontier found
+	seeds      []string
 	fetch      *fetcher
 	robots     *robots.Cache
 	sealer     *sealer
 	sem        chan struct{}
 	scope      map[string]bool
 	stats      *stats
-	prog       *progress
+	prog       Progress
+	ran        bool
 	pages      atomic.Int64 // pages reserved against MaxPages
 	sealErrors atomic.Int32 // seals failed in a row
 	mu         sync.Mutex
@@ -84,55 +91,60 @@ type crawl struct {
 	wg         sync.WaitGroup
 }
 
-// Run crawls cfg.Seeds until the frontier is empty, a limit is reached or ctx is cancelled
-// (then in-flight fetches finish and are sealed, and the error is ErrInterrupted).
-// A crawl of the same seeds killed earlier is resumed from DataDir/frontier.db.
-func Run(ctx context.Context, cfg Config) (Summary, error) {
+// Open takes DataDir/frontier.db for a crawl of cfg.Seeds: an unfinished crawl of the same
+// seeds found there is resumed by Run; a second crawl of the directory waits LockTimeout, then
+// fails. The crawl's clock starts here.
+func Open(cfg Config) (*Crawl, error) {
 	cfg = withDefaults(cfg)
-	c := &crawl{cfg: cfg, now: cfg.Now, sem: make(chan struct{}, cfg.Concurrency), scope: map[string]bool{}, origins: map[string]*originState{}}
+	c := &Crawl{cfg: cfg, log: cfg.Log, now: cfg.Now, prog: cfg.Progress, sem: make(chan struct{}, cfg.Concurrency), scope: map[string]bool{}, origins: map[string]*originState{}}
 	c.stats = newStats(c.now())
-	c.prog = newProgress(cfg.Log, cfg.Terminal)
-	c.log = slog.New(slog.NewTextHandler(c.prog.writer(), &slog.HandlerOptions{Level: cfg.Level}))
-	defer c.prog.stop()
-
-	seeds := make([]string, len(cfg.Seeds))
+	c.seeds = make([]string, len(cfg.Seeds))
 	for i, s := range cfg.Seeds {
-		seeds[i] = s.String()
+		c.seeds[i] = s.String()
 		c.scope[origin(s)] = true
 	}
-	if len(seeds) == 0 {
-		return c.stats.summary(c.now()), errors.New("no seeds: the seeds file lists no URL")
+	if len(c.seeds) == 0 {
+		return nil, errors.New("no seeds: the seeds file lists no URL")
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return c.stats.summary(c.now()), fmt.Errorf("data directory: %w", err)
+		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	fr, res, err := openFrontier(layout.Frontier(cfg.DataDir), seeds, cfg.LockTimeout)
+	fr, res, err := openFrontier(layout.Frontier(cfg.DataDir), c.seeds, cfg.LockTimeout)
 	if err != nil {
-		return c.stats.summary(c.now()), err
+		return nil, err
 	}
-	c.fr = fr
-	defer fr.close()
+	c.fr, c.res = fr, res
+	return c, nil
+}
 
-	archive, closeArchive, err := c.openArchive()
-	if err != nil {
-		return c.stats.summary(c.now()), err
+// Close closes frontier.db; call it once, after Run or instead of it.
+func (c *Crawl) Close() error { return c.fr.close() }
+
+// Run crawls the seeds into a until the frontier is empty, a limit is reached or ctx is
+// cancelled (then in-flight fetches finish and are sealed, and the error is ErrInterrupted).
+// A crawl of the same seeds killed earlier is resumed: a page it may have sealed is looked up
+// with a.Captured. The summary is returned whatever the error.
+func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
+	if c.ran {
+		return c.stats.summary(c.now()), errors.New("crawler: a Crawl runs once")
 	}
-	defer closeArchive()
-	pending, err := c.resume(res)
-	if err != nil {
-		return c.stats.summary(c.now()), err
-	}
-
-	c.fetch = newFetcher(cfg.UserAgent, cfg.Timeout, c.now)
-	defer c.fetch.close()
-	c.robots = robots.NewCache(c.robotsFetch, c.now, robots.CacheOptions{UnreachableAllowAfter: time.Duration(cfg.RobotsUnreachableDays) * 24 * time.Hour})
-	c.sealer = newSealer(archive, fr, c.log)
-	go c.sealer.run()
-
+	c.ran = true
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	defer c.cancel(nil)
-	seedItems := make([]item, len(seeds))
-	for i, s := range seeds {
+	pending, err := c.resume(c.ctx, a)
+	if err != nil {
+		return c.stats.summary(c.now()), err
+	}
+
+	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Timeout, c.now)
+	defer c.fetch.close()
+	c.robots = robots.NewCache(c.robotsFetch, c.now, robots.CacheOptions{UnreachableAllowAfter: time.Duration(c.cfg.RobotsUnreachableDays) * 24 * time.Hour})
+	c.sealer = newSealer(a, c.fr, c.log)
+	go c.sealer.run()
+
+	fr := c.fr
+	seedItems := make([]item, len(c.seeds))
+	for i, s := range c.seeds {
 		seedItems[i] = item{URL: s}
 	}
 	seedItems = fr.claim(seedItems)
@@ -140,10 +152,10 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		c.sealer.close()
 		return c.stats.summary(c.now()), fmt.Errorf("frontier: %w", err)
 	}
-	if res.Fresh {
-		c.log.Info("crawl started", "seeds", len(seeds), "data", cfg.DataDir)
+	if c.res.Fresh {
+		c.log.Info("crawl started", "seeds", len(c.seeds), "data", c.cfg.DataDir)
 	} else {
-		c.log.Info("crawl resumed", "pending", len(pending), "sealed", res.Done, "data", cfg.DataDir)
+		c.log.Info("crawl resumed", "pending", len(pending), "sealed", c.res.Done, "data", c.cfg.DataDir)
 	}
 	c.enqueue(append(pending, seedItems...))
 	c.wg.Wait()
@@ -167,39 +179,6 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		return sum, fmt.Errorf("frontier: %w", err)
 	}
 	return sum, nil
-}
-
-// openArchive returns cfg.Archive, or opens the store in DataDir (and its index answers
-// Captured); the function returned closes what was opened.
-func (c *crawl) openArchive() (Archive, func(), error) {
-	if c.cfg.Archive != nil {
-		if c.cfg.Captured == nil {
-			return nil, nil, errors.New("crawler: Config.Captured is needed with Config.Archive")
-		}
-		return c.cfg.Archive, func() {}, nil
-	}
-	opt := c.cfg.Store
-	if opt.Logger == nil {
-		opt.Logger = c.log
-	}
-	if opt.LockTimeout == 0 {
-		opt.LockTimeout = c.cfg.LockTimeout
-	}
-	st, err := store.Open(c.cfg.DataDir, opt)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the store: %w", err)
-	}
-	for _, p := range st.Recovered() {
-		c.log.Warn("the store recovered from an earlier crash", "problem", p.String())
-	}
-	if c.cfg.Captured == nil {
-		c.cfg.Captured = indexCaptured(st.Index())
-	}
-	return st, func() {
-		if err := st.Close(); err != nil {
-			c.log.Error("closing the store", "err", err)
-		}
-	}, nil
 }
 
 // withDefaults fills the zero values of cfg.
@@ -229,7 +208,10 @@ func withDefaults(cfg Config) Config {
 		cfg.LockTimeout = lockfile.DefaultTimeout
 	}
 	if cfg.Log == nil {
-		cfg.Log = io.Discard
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = noProgress{}
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -237,8 +219,10 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
-// resume settles URLs whose seal may have been cut short and returns the pending work, shallowest first.
-func (c *crawl) resume(res resumed) ([]item, error) {
+// resume settles URLs whose seal may have been cut short, asking a whether it holds their
+// captures, and returns the pending work, shallowest first.
+func (c *Crawl) resume(ctx context.Context, a Archive) ([]item, error) {
+	res := c.res
 	c.pages.Store(int64(res.Done))
 	c.stats.resumed(res.Done)
 	var settled []mark
@@ -246,7 +230,7 @@ func (c *crawl) resume(res resumed) ([]item, error) {
 	for _, it := range res.Pending {
 		at, ok := res.Sealing[it.URL]
 		if ok {
-			sealed, err := c.cfg.Captured(it.URL, at)
+			sealed, err := a.Captured(ctx, it.URL, at)
 			if err != nil {
 				return nil, fmt.Errorf("resume: %w", err)
 			}
@@ -267,34 +251,16 @@ func (c *crawl) resume(res resumed) ([]item, error) {
 	return pending, nil
 }
 
-// indexCaptured asks the store's index whether rawURL has a capture made at at (to the second).
-func indexCaptured(ix *store.Index) func(string, time.Time) (bool, error) {
-	return func(rawURL string, at time.Time) (bool, error) {
-		key, err := store.SURT(rawURL)
-		if err != nil {
-			return false, nil
-		}
-		found := false
-		err = ix.ByURL(key, func(e store.Entry) error {
-			if d := e.Time.Sub(at); e.URL == rawURL && d > -time.Second && d < time.Second {
-				found = true
-			}
-			return nil
-		})
-		return found, err
-	}
-}
-
 // inScope reports whether a canonical URL belongs to a seed's origin.
-func (c *crawl) inScope(u *url.URL) bool { return c.scope[origin(u)] }
+func (c *Crawl) inScope(u *url.URL) bool { return c.scope[origin(u)] }
 
 // full reports whether MaxPages captures are made or reserved.
-func (c *crawl) full() bool {
+func (c *Crawl) full() bool {
 	return c.cfg.MaxPages > 0 && c.pages.Load() >= int64(c.cfg.MaxPages)
 }
 
 // reserve takes one page of the MaxPages budget; false when none is left.
-func (c *crawl) reserve() bool {
+func (c *Crawl) reserve() bool {
 	if c.cfg.MaxPages <= 0 {
 		c.pages.Add(1)
 		return true
@@ -309,6 +275,12 @@ func (c *crawl) reserve() bool {
 		}
 	}
 }
+
+// noProgress is the Progress of a crawl nobody watches.
+type noProgress struct{}
+
+func (noProgress) Queued(int) {}
+func (noProgress) Settled()   {}
 
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {

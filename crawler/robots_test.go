@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -45,47 +44,33 @@ func TestRobotsRefetchedWhenExpired(t *testing.T) {
 		clock = clock.Add(10 * time.Minute)
 		return clock
 	}
-	seed, _ := url.Parse(o.URL + "/")
-	data := t.TempDir()
-	sum, err := Run(context.Background(), Config{DataDir: data, Seeds: []*url.URL{seed}, Now: now})
+	arch := &fakeArchive{}
+	sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/"), Now: now}, arch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"/robots.txt", "/", "/robots.txt", "/a", "/robots.txt", "/b", "/robots.txt"}
-	if got := o.paths(); !equalStrings(got, want) {
+	if got := o.Paths(); !slices.Equal(got, want) {
 		t.Fatalf("requests %v, want %v (robots.txt again before each URL, /private never)", got, want)
 	}
 	if sum.Pages != 3 || sum.Robots != 4 || sum.Disallowed != 1 {
 		t.Fatalf("summary %+v", sum)
 	}
-	caps := sealed(t, data)
 	var deciding string
 	var statuses []int
-	for _, c := range caps { // in file order, which is sealing order
-		if c.Entry.Robots {
+	for _, c := range arch.sealed() { // in sealing order
+		if c.Robots {
 			statuses = append(statuses, c.Entry.Status)
 			if c.Entry.Status == http.StatusOK {
 				deciding = c.Entry.ID
 			}
 			continue
 		}
-		if c.Facts["robots_id"] != deciding {
-			t.Errorf("%s names robots.txt capture %v, want the last 200, %s", c.URL, c.Facts["robots_id"], deciding)
+		if c.RobotsID != deciding {
+			t.Errorf("%s names robots.txt capture %q, want the last 200, %s", c.URL, c.RobotsID, deciding)
 		}
 	}
 	if !slices.Equal(statuses, []int{200, 200, 304, 304}) {
 		t.Errorf("robots.txt statuses %v, want 200, then 200 (unconditional answer), then 304s", statuses)
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // visit decides, fetches, seals and follows one URL of origin o.
-func (c *crawl) visit(o *originState, it item) {
+func (c *Crawl) visit(o *originState, it item) {
 	u, err := url.Parse(it.URL)
 	if err != nil {
 		c.settle(it, skipped)
@@ -90,13 +90,13 @@ func (c *crawl) visit(o *originState, it item) {
 			}
 			c.sealErrors.Store(0)
 			c.stats.page(entries[0], size, c.now())
-			c.prog.settled()
+			c.prog.Settled()
 		}})
 	c.enqueue(found)
 }
 
 // checkDates logs a Last-Modified that cannot count towards the release time (the store ignores it).
-func (c *crawl) checkDates(rawURL string, x *exchange) {
+func (c *Crawl) checkDates(rawURL string, x *exchange) {
 	lm := x.Header.Values("Last-Modified")
 	if len(lm) == 0 {
 		return
@@ -111,7 +111,7 @@ func (c *crawl) checkDates(rawURL string, x *exchange) {
 }
 
 // follow returns the in-scope URLs that x leads to and were not seen yet, and the page's outlinks.
-func (c *crawl) follow(u *url.URL, it item, x *exchange) (found []item, links []string) {
+func (c *Crawl) follow(u *url.URL, it item, x *exchange) (found []item, links []string) {
 	if x.Status >= 200 && x.Status < 300 && isHTML(x.Header, x.Body) {
 		if r, ok := decoded(x.Header, x.Body); ok {
 			cr := &countingReader{r: r}
@@ -153,7 +153,7 @@ func (c *crawl) follow(u *url.URL, it item, x *exchange) (found []item, links []
 
 // get fetches a page, retrying network errors with exponential back-off and a 429 or 503 that
 // says Retry-After; the origin is backed off in both cases.
-func (c *crawl) get(o *originState, rawURL string) (*exchange, error) {
+func (c *Crawl) get(o *originState, rawURL string) (*exchange, error) {
 	backoff := c.cfg.RetryBackoff
 	for attempt := 0; ; attempt++ {
 		x, err := c.request(c.ctx, rawURL, c.cfg.MaxBody, nil)
@@ -187,13 +187,13 @@ func (c *crawl) get(o *originState, rawURL string) (*exchange, error) {
 }
 
 // settle records a URL's final state without a capture.
-func (c *crawl) settle(it item, st state) {
+func (c *Crawl) settle(it item, st state) {
 	c.sealer.submit(&sealJob{mark: &mark{Item: it, State: st}, done: func(_ []store.Entry, err error) {
 		if err != nil {
 			c.fail(err)
 			return
 		}
-		c.prog.settled()
+		c.prog.Settled()
 	}})
 }
 
@@ -201,7 +201,7 @@ func (c *crawl) settle(it item, st state) {
 const maxSealErrors = 3
 
 // sealFailed logs a capture the store refused; several in a row stop the crawl (a full disk, say).
-func (c *crawl) sealFailed(rawURL string, err error) {
+func (c *Crawl) sealFailed(rawURL string, err error) {
 	c.log.Error("capture not sealed", "url", rawURL, "err", err)
 	c.stats.add(func(s *Summary) { s.Errors["seal"]++ })
 	if c.sealErrors.Add(1) >= maxSealErrors {
@@ -210,14 +210,14 @@ func (c *crawl) sealFailed(rawURL string, err error) {
 }
 
 // fail stops the crawl on an error it cannot go on after (the store or the frontier failing).
-func (c *crawl) fail(err error) {
+func (c *Crawl) fail(err error) {
 	c.log.Error("crawl stopped", "err", err)
 	c.cancel(err)
 }
 
 // robotsFetch is the robots.txt cache's FetchFunc: a polite, recorded GET, conditional when
 // the cache holds a copy with validators.
-func (c *crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*robots.Fetched, error) {
+func (c *Crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*robots.Fetched, error) {
 	var hdr http.Header
 	if v, ok := robots.ValidatorsFrom(ctx); ok {
 		hdr = http.Header{}
@@ -244,7 +244,7 @@ func (c *crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*r
 }
 
 // archiveRobots seals the exchanges of a fresh robots.txt fetch and remembers the deciding one.
-func (c *crawl) archiveRobots(o *originState, r *robots.Robots) {
+func (c *Crawl) archiveRobots(o *originState, r *robots.Robots) {
 	var caps []store.Capture
 	for _, h := range r.Hops {
 		x, ok := h.Evidence.(*exchange)

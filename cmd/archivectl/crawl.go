@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/robots"
@@ -107,7 +108,8 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	sum, err := crawler.Run(ctx, crawler.Config{
+	prog := newProgress(stderr, isTerminal(stderr))
+	sum, err := crawlStore(ctx, crawler.Config{
 		DataDir:               cfg.Data,
 		Seeds:                 seeds,
 		Agent:                 cc.Agent,
@@ -123,18 +125,17 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Retries:               cc.Retries,
 		RetryBackoff:          cc.RetryBackoff,
 		RobotsUnreachableDays: cc.RobotsUnreachableDays,
-		Store: store.Options{
-			Software:     "archivectl",
-			Operator:     cfg.Operator,
-			Contact:      cfg.Contact,
-			RobotsPolicy: "obey",
-			MaxFileSize:  cfg.Store.MaxFileSize,
-			Digest:       cfg.Store.Digest,
-		},
-		Log:      stderr,
-		Level:    level,
-		Terminal: isTerminal(stderr),
+		Log:                   slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level})),
+		Progress:              prog,
+	}, store.Options{
+		Software:     "archivectl",
+		Operator:     cfg.Operator,
+		Contact:      cfg.Contact,
+		RobotsPolicy: "obey",
+		MaxFileSize:  cfg.Store.MaxFileSize,
+		Digest:       cfg.Store.Digest,
 	})
+	prog.stop()
 	sum.WriteTo(stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
@@ -142,6 +143,35 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	fmt.Fprintf(stderr, "archivectl crawl: done; the captures are sealed in %s\n", layout.Sealed(cfg.Data))
 	return 0
+}
+
+// crawlStore runs one crawl of cfg.Seeds into the store of cfg.DataDir, logging to cfg.Log.
+// The crawl takes frontier.db before the store is opened, so that a second crawl of the same
+// directory is told that the crawl is busy. The summary is returned whatever the error.
+func crawlStore(ctx context.Context, cfg crawler.Config, opt store.Options) (crawler.Summary, error) {
+	start := time.Now()
+	opt.Logger = cfg.Log
+	if opt.LockTimeout == 0 {
+		opt.LockTimeout = cfg.LockTimeout // 0 for both: lockfile.DefaultTimeout
+	}
+	cr, err := crawler.Open(cfg)
+	if err != nil {
+		return crawler.Summary{Duration: time.Since(start)}, err
+	}
+	defer cr.Close()
+	st, err := store.Open(cfg.DataDir, opt)
+	if err != nil {
+		return crawler.Summary{Duration: time.Since(start)}, fmt.Errorf("open the store: %w", err)
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			cfg.Log.Error("closing the store", "err", err)
+		}
+	}()
+	for _, p := range st.Recovered() {
+		cfg.Log.Warn("the store recovered from an earlier crash", "problem", p.String())
+	}
+	return cr.Run(ctx, crawler.StoreArchive(st))
 }
 
 // isTerminal reports whether w is a character device (a terminal) that can draw progress.

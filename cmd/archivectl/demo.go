@@ -136,7 +136,7 @@ func (d *demo) run(ctx context.Context, delay time.Duration) error {
 	}
 	fmt.Fprintf(d.out, "\n== Crawl: %d seeds, at most one request at a time per origin, %s apart\n", len(seeds), delay)
 	cc := d.cfg.Crawl
-	sum, err := crawler.Run(ctx, crawler.Config{
+	sum, err := crawlStore(ctx, crawler.Config{
 		DataDir:   d.cfg.Data,
 		Seeds:     seeds,
 		Agent:     cc.Agent,
@@ -144,15 +144,13 @@ func (d *demo) run(ctx context.Context, delay time.Duration) error {
 		Delay:     delay,
 		MaxDelay:  cc.MaxDelay,
 		Retries:   0,
-		Store: store.Options{
-			Software:     "archivectl",
-			Operator:     "archivectl demo",
-			Contact:      d.cfg.Contact,
-			RobotsPolicy: "obey",
-			Digest:       d.cfg.Store.Digest,
-		},
-		Log:   io.Discard,
-		Level: slog.LevelWarn,
+		Log:       slog.New(slog.DiscardHandler),
+	}, store.Options{
+		Software:     "archivectl",
+		Operator:     "archivectl demo",
+		Contact:      d.cfg.Contact,
+		RobotsPolicy: "obey",
+		Digest:       d.cfg.Store.Digest,
 	})
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)

@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -127,11 +128,22 @@ func TestHostileServers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	_, err = crawler.Run(ctx, crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 3 * time.Second,
-		MaxBody: maxBody, Retries: 0, Concurrency: 4, Store: store.Options{Logger: quietLogger()}})
+	cr, err := crawler.Open(crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 3 * time.Second,
+		MaxBody: maxBody, Retries: 0, Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(dir, store.Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cr.Run(ctx, crawler.StoreArchive(st))
 	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("crawl: %v", err)
+	}
+	if err := errors.Join(st.Close(), cr.Close()); err != nil {
+		t.Fatal(err)
 	}
 	if took > time.Minute {
 		t.Errorf("the crawl took %v", took)

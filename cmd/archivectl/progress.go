@@ -1,4 +1,4 @@
-package crawler
+package main
 
 import (
 	"io"
@@ -8,7 +8,8 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 )
 
-// progress draws a live progress bar on a terminal; elsewhere it does nothing and logs go straight out.
+// progress draws a crawl's live progress bar on a terminal; elsewhere it does nothing and logs
+// go straight out. It is the crawl's crawler.Progress.
 type progress struct {
 	out   io.Writer
 	mu    sync.Mutex
@@ -30,8 +31,8 @@ func newProgress(out io.Writer, terminal bool) *progress {
 	return pr
 }
 
-// queued grows the total by n URLs discovered.
-func (pr *progress) queued(n int) {
+// Queued grows the total by n URLs discovered.
+func (pr *progress) Queued(n int) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.bar != nil {
@@ -40,8 +41,8 @@ func (pr *progress) queued(n int) {
 	}
 }
 
-// settled counts one URL done with: sealed, disallowed, skipped or failed.
-func (pr *progress) settled() {
+// Settled counts one URL done with: sealed, disallowed, skipped or failed.
+func (pr *progress) Settled() {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	if pr.bar != nil {
