@@ -20,6 +20,7 @@ import (
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // Archive is where captures go: the sealed store, or a fake in tests.
@@ -270,7 +271,7 @@ func (c *crawl) resume(res resumed) ([]item, error) {
 // indexCaptured asks the store's index whether rawURL has a capture made at at (to the second).
 func indexCaptured(ix *store.Index) func(string, time.Time) (bool, error) {
 	return func(rawURL string, at time.Time) (bool, error) {
-		key, err := store.SURT(rawURL)
+		key, err := surt.Key(rawURL)
 		if err != nil {
 			return false, nil
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // Options tune a Releaser; zero values take the defaults.
@@ -509,14 +510,14 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 
 // cdxjLine is the public CDXJ line of a capture in state, at loc.
 func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
-	surt := e.SURT
-	if surt == "" {
+	key := e.SURT
+	if key == "" {
 		var err error
-		if surt, err = store.SURT(e.URL); err != nil {
+		if key, err = surt.Key(e.URL); err != nil {
 			return nil, fmt.Errorf("release: capture %s: %w", e.ID, err)
 		}
 	}
-	return FormatLine(surt, e.Time, CDXJ{
+	return FormatLine(key, e.Time, CDXJ{
 		URL: e.URL, Mime: e.Mime, Status: e.Status, Digest: e.PayloadDigest,
 		Length: loc.Length, Offset: loc.Offset, Filename: loc.File, Usage: e.Usage,
 		ReleaseAt: e.ReleaseAt.UTC().Format(time.RFC3339Nano), ID: e.ID, State: state,

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // fixture writes a public/ directory the way the releaser lays it out: shards with gzip members
@@ -37,7 +37,7 @@ func newFixture(t testing.TB) *fixture {
 // add writes one CDXJ line for c into file (relative to public/).
 func (f *fixture) add(file string, c release.CDXJ) {
 	f.t.Helper()
-	key, err := store.SURT(c.URL)
+	key, err := surt.Key(c.URL)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/surt"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -45,7 +46,7 @@ func TestCrawlChild(t *testing.T) {
 		DataDir: dir, Seeds: seeds, Delay: 0, Concurrency: 4, Timeout: 10 * time.Second, Retries: 3, RetryBackoff: 10 * time.Millisecond,
 		Archive: ackArchive{st}, Log: os.Stderr, Level: slog.LevelWarn,
 		Captured: func(rawURL string, at time.Time) (bool, error) { // as the crawler asks its own store
-			key, err := store.SURT(rawURL)
+			key, err := surt.Key(rawURL)
 			if err != nil {
 				return false, nil
 			}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 func main() {
@@ -48,7 +48,7 @@ func main() {
 			ID: fmt.Sprintf("<urn:uuid:%s>", hex.EncodeToString(sum[:16])), Time: at.Format(time.RFC3339),
 			Usage: []string{"train-ai=n", "search=y"},
 		}
-		key, err := store.SURT(raw)
+		key, err := surt.Key(raw)
 		if err != nil {
 			log.Fatal(err)
 		}
