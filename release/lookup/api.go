@@ -248,7 +248,7 @@ type dayJSON struct {
 func (s *Server) handleCalendarJSON(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	out := calendarJSON{Generation: ix.generation, Released: ix.released, Embargoed: ix.embargoed, Days: []dayJSON{}}
-	if t := ix.state.LastPass; t != nil && !t.IsZero() {
+	if t := ix.state.LastPass; !t.IsZero() {
 		out.LastPass = t.UTC().Format(time.RFC3339)
 	}
 	if t := ix.state.NextRelease; t != nil {
