@@ -25,7 +25,7 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 	marked := map[string]store.Mark{}
 	for _, name := range names {
 		state := store.Released
-		if strings.HasPrefix(name, public.TombstonesDir+"/") {
+		if strings.HasPrefix(name, layout.TombstonesDir+"/") {
 			state = store.Tombstoned
 		}
 		if err := public.ReadCDXJ(fsys, name, func(l public.Line) error {

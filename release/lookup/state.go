@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // stamp identifies one version of state.json cheaply, without reading it.
@@ -17,12 +17,12 @@ type stamp struct {
 
 // statState returns the stamp of state.json; a missing file has the zero stamp.
 func statState(fsys fs.FS) (stamp, error) {
-	fi, err := fs.Stat(fsys, public.StateFile)
+	fi, err := fs.Stat(fsys, layout.StateFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return stamp{}, nil
 	}
 	if err != nil {
-		return stamp{}, fmt.Errorf("stat public/%s: %w", public.StateFile, err)
+		return stamp{}, fmt.Errorf("stat public/%s: %w", layout.StateFile, err)
 	}
 	return stamp{fi.ModTime(), fi.Size()}, nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"time"
+
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // The events of the audit log.
@@ -40,12 +42,12 @@ type LogEntry struct {
 // ReadLog reads the audit log of the public directory fsys, calling fn for each entry in order;
 // a missing log has no entries.
 func ReadLog(fsys fs.FS, fn func(LogEntry) error) error {
-	f, err := fsys.Open(LogFile)
+	f, err := fsys.Open(layout.ReleaseLogFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("read public/%s: %w", LogFile, err)
+		return fmt.Errorf("read public/%s: %w", layout.ReleaseLogFile, err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -53,14 +55,14 @@ func ReadLog(fsys fs.FS, fn func(LogEntry) error) error {
 	for n := 1; sc.Scan(); n++ {
 		var e LogEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return fmt.Errorf("public/%s line %d: %w", LogFile, n, err)
+			return fmt.Errorf("public/%s line %d: %w", layout.ReleaseLogFile, n, err)
 		}
 		if err := fn(e); err != nil {
 			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read public/%s: %w", LogFile, err)
+		return fmt.Errorf("read public/%s: %w", layout.ReleaseLogFile, err)
 	}
 	return nil
 }

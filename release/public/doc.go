@@ -1,8 +1,8 @@
 // Package public owns the format of an archive's public side, the only thing the lookup service
-// reads: the layout of DATA/public, the CDXJ line (written by the releaser, parsed by the releaser,
+// reads: the names of its WARC and CDXJ files, the CDXJ line (written by the releaser, parsed by the releaser,
 // the lookup and the CLI through one parser), state.json, the audit log's entries and the
-// tombstone document. It uses the standard library only, so that the lookup links neither the
-// store nor a WARC library.
+// tombstone document. It uses the standard library and store/layout (which names the directories
+// and files of a data directory) only, so that the lookup links neither the store nor a WARC library.
 //
 // The public side of a data directory:
 //

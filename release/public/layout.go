@@ -2,30 +2,22 @@ package public
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// The names of the public side: its directory under a data directory, and what lies in it.
+// The names of the files in public/shards and public/tombstones (store/layout names the
+// directories and the other files of public/).
 const (
-	DirName         = "public"            // the public directory, under the data directory
-	ShardsDir       = "shards"            // released records and their CDXJ
-	TombstonesDir   = "tombstones"        // tombstones and their CDXJ
-	StateFile       = "state.json"        // the releaser's commit point
-	LogFile         = "release-log.jsonl" // the audit log
-	ShardPrefix     = "PUBLIC"            // file name prefix of a shard
-	TombstonePrefix = "TOMBSTONES"        // file name prefix of a tombstone file
-	WARCExt         = ".warc.gz"          // a public WARC file
-	CDXJExt         = ".cdxj"             // the CDXJ index beside a public WARC file
+	ShardPrefix     = "PUBLIC"     // file name prefix of a shard
+	TombstonePrefix = "TOMBSTONES" // file name prefix of a tombstone file
+	WARCExt         = ".warc.gz"   // a public WARC file
+	CDXJExt         = ".cdxj"      // the CDXJ index beside a public WARC file
 )
 
 // Timestamp14 is the layout of a CDXJ key's timestamp and of the timestamp in a file name.
 const Timestamp14 = "20060102150405"
-
-// Dir is the public directory of a data directory.
-func Dir(dataDir string) string { return filepath.Join(dataDir, DirName) }
 
 // WARCName is the name of a public WARC file: PREFIX-<pass as Timestamp14>-<5-digit serial>.warc.gz.
 func WARCName(prefix string, pass time.Time, serial int) string {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io/fs"
+
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // CDXJFiles lists the CDXJ indexes of the public directory fsys, relative to it: those under
@@ -11,7 +13,7 @@ import (
 // .open) are never listed.
 func CDXJFiles(fsys fs.FS) ([]string, error) {
 	var names []string
-	for _, dir := range []string{ShardsDir, TombstonesDir} {
+	for _, dir := range []string{layout.ShardsDir, layout.TombstonesDir} {
 		m, err := fs.Glob(fsys, dir+"/*"+CDXJExt)
 		if err != nil {
 			return nil, fmt.Errorf("list public/%s: %w", dir, err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // line is a valid CDXJ line for url in state.
@@ -82,7 +84,7 @@ func TestReadLog(t *testing.T) {
 {"pass":"2026-11-29T20:00:00Z","event":"tombstoned","id":"b","url":"u","digest":"d","release_at":"2026-12-29T20:00:00Z","file":"tombstones/T.warc.gz","offset":1,"length":2}
 `
 	var got []LogEntry
-	if err := ReadLog(fstest.MapFS{LogFile: {Data: []byte(log)}}, func(e LogEntry) error { got = append(got, e); return nil }); err != nil {
+	if err := ReadLog(fstest.MapFS{layout.ReleaseLogFile: {Data: []byte(log)}}, func(e LogEntry) error { got = append(got, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 2 || got[0].Event != EventReleased || got[0].Request == nil || got[0].Request.Length != 1 || got[0].Metadata != nil || got[1].Event != EventTombstoned {
@@ -91,7 +93,7 @@ func TestReadLog(t *testing.T) {
 	if err := ReadLog(fstest.MapFS{}, func(LogEntry) error { t.Error("an entry in no log"); return nil }); err != nil {
 		t.Errorf("missing log: %v", err)
 	}
-	err := ReadLog(fstest.MapFS{LogFile: {Data: []byte(log + "{\n")}}, func(LogEntry) error { return nil })
+	err := ReadLog(fstest.MapFS{layout.ReleaseLogFile: {Data: []byte(log + "{\n")}}, func(LogEntry) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "public/release-log.jsonl line 3") {
 		t.Errorf("damaged log: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"time"
+
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // State is public/state.json: what the last commit made public. The lookup service reloads
@@ -23,15 +25,15 @@ type State struct {
 // (generation 0, no pass yet).
 func ReadState(fsys fs.FS) (State, error) {
 	var s State
-	b, err := fs.ReadFile(fsys, StateFile)
+	b, err := fs.ReadFile(fsys, layout.StateFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
 	if err != nil {
-		return s, fmt.Errorf("read public/%s: %w", StateFile, err)
+		return s, fmt.Errorf("read public/%s: %w", layout.StateFile, err)
 	}
 	if err := json.Unmarshal(b, &s); err != nil {
-		return s, fmt.Errorf("public/%s: %w", StateFile, err)
+		return s, fmt.Errorf("public/%s: %w", layout.StateFile, err)
 	}
 	return s, nil
 }

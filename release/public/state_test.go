@@ -5,6 +5,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 func TestStateRoundTrip(t *testing.T) {
@@ -28,7 +30,7 @@ func TestStateRoundTrip(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("MarshalState =\n%s\nwant\n%s", b, want)
 	}
-	got, err := ReadState(fstest.MapFS{StateFile: {Data: b}})
+	got, err := ReadState(fstest.MapFS{layout.StateFile: {Data: b}})
 	if err != nil || got.Generation != 3 || !got.LastPass.Equal(s.LastPass) || got.NextRelease == nil || !got.NextRelease.Equal(next) {
 		t.Errorf("ReadState = %+v, %v", got, err)
 	}
@@ -43,8 +45,8 @@ func TestReadState(t *testing.T) {
 		wantErr string
 	}{
 		{"missing is generation 0", fstest.MapFS{}, 0, ""},
-		{"no pass yet", fstest.MapFS{StateFile: {Data: []byte(`{"generation": 0, "last_pass": null, "next_release": null}`)}}, 0, ""},
-		{"damaged", fstest.MapFS{StateFile: {Data: []byte(`{half a file`)}}, 0, "public/state.json"},
+		{"no pass yet", fstest.MapFS{layout.StateFile: {Data: []byte(`{"generation": 0, "last_pass": null, "next_release": null}`)}}, 0, ""},
+		{"damaged", fstest.MapFS{layout.StateFile: {Data: []byte(`{half a file`)}}, 0, "public/state.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
