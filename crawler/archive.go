@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // StoreArchive is the Archive of an open store: its Seal, and its index for Captured.
@@ -18,7 +19,7 @@ func (a storeArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.E
 
 // Captured asks the store's index whether rawURL has a capture made at at (to the second).
 func (a storeArchive) Captured(_ context.Context, rawURL string, at time.Time) (bool, error) {
-	key, err := store.SURT(rawURL)
+	key, err := surt.Key(rawURL)
 	if err != nil {
 		return false, nil
 	}

@@ -11,13 +11,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // Options tune a Releaser; zero values take the defaults.
@@ -87,7 +87,7 @@ type pass struct {
 	r       *Releaser
 	ix      *store.Index
 	now     time.Time
-	state   State // state.json as of the last commit
+	state   public.State // state.json as of the last commit
 	next    *time.Time
 	logSize int64
 	serial  map[string]int // next serial per file prefix
@@ -112,7 +112,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	}
 	p := &pass{r: r, ix: ix, now: now, serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}}
 	defer p.sealed.close()
-	if p.state, err = ReadState(r.dir); err != nil {
+	if p.state, err = readState(r.dir); err != nil {
 		return s, -1, err
 	}
 	if st, err := os.Stat(layout.ReleaseLog(r.dir)); err == nil {
@@ -296,8 +296,8 @@ func firstMember(e store.Entry) store.Location {
 
 // File name prefixes of the public files.
 const (
-	shardPrefix = "PUBLIC"
-	tombPrefix  = "TOMBSTONES"
+	shardPrefix = public.ShardPrefix
+	tombPrefix  = public.TombstonePrefix
 )
 
 // nextSerial is one more than the largest serial of the files named PREFIX-<ts>-<serial>.warc.gz in dir.
@@ -308,11 +308,7 @@ func nextSerial(dir, prefix string) (int, error) {
 	}
 	max := 0
 	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".warc.gz")
-		if !ok || !strings.HasPrefix(name, prefix+"-") {
-			continue
-		}
-		if n, err := strconv.Atoi(name[strings.LastIndexByte(name, '-')+1:]); err == nil && n > max {
+		if n, ok := public.Serial(e.Name(), prefix); ok && n > max {
 			max = n
 		}
 	}
@@ -321,7 +317,7 @@ func nextSerial(dir, prefix string) (int, error) {
 
 // newFile starts a public WARC file under release-tmp/ with its warcinfo record.
 func (p *pass) newFile(prefix, subdir, description string) (*warcFile, error) {
-	name := fmt.Sprintf("%s-%s-%05d.warc.gz", prefix, p.now.Format(timestamp14), p.serial[prefix])
+	name := public.WARCName(prefix, p.now, p.serial[prefix])
 	p.serial[prefix]++
 	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name)
 	if err != nil {
@@ -422,19 +418,19 @@ func (p *pass) release(ctx context.Context, batch []store.Entry) (err error) {
 		}
 		crashPoint("copy")
 		resp := locs[1]
-		line, err := cdxjLine(e, StateReleased, resp)
+		line, err := cdxjLine(e, public.StateReleased, resp)
 		if err != nil {
 			return err
 		}
 		w.lines = append(w.lines, line)
 		marks = append(marks, store.Mark{ID: e.ID, State: store.Released, Public: resp})
-		le := LogEntry{Pass: p.now, Event: EventReleased, ID: e.ID, URL: e.URL, Digest: e.PayloadDigest,
+		le := public.LogEntry{Pass: p.now, Event: public.EventReleased, ID: e.ID, URL: e.URL, Digest: e.PayloadDigest,
 			ReleaseAt: e.ReleaseAt.UTC(), File: resp.File, Offset: resp.Offset, Length: resp.Length}
 		if locs[0].Length > 0 {
-			le.Request = &locs[0]
+			le.Request = &public.Location{File: locs[0].File, Offset: locs[0].Offset, Length: locs[0].Length}
 		}
 		if locs[2].Length > 0 {
-			le.Metadata = &locs[2]
+			le.Metadata = &public.Location{File: locs[2].File, Offset: locs[2].Offset, Length: locs[2].Length}
 		}
 		if err := writeLogLine(&log, le); err != nil {
 			return err
@@ -471,13 +467,13 @@ func (p *pass) tombstone(ctx context.Context, batch []store.Entry) (err error) {
 		}
 		crashPoint("tombstone")
 		loc := store.Location{File: w.rel, Offset: off, Length: n}
-		line, err := cdxjLine(e, StateEmbargoed, loc)
+		line, err := cdxjLine(e, public.StateEmbargoed, loc)
 		if err != nil {
 			return err
 		}
 		w.lines = append(w.lines, line)
 		marks = append(marks, store.Mark{ID: e.ID, State: store.Tombstoned, Public: loc})
-		if err := writeLogLine(&log, LogEntry{Pass: p.now, Event: EventTombstoned, ID: e.ID, URL: e.URL,
+		if err := writeLogLine(&log, public.LogEntry{Pass: p.now, Event: public.EventTombstoned, ID: e.ID, URL: e.URL,
 			Digest: e.PayloadDigest, ReleaseAt: e.ReleaseAt.UTC(), File: loc.File, Offset: loc.Offset, Length: loc.Length}); err != nil {
 			return err
 		}
@@ -509,14 +505,14 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 
 // cdxjLine is the public CDXJ line of a capture in state, at loc.
 func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
-	surt := e.SURT
-	if surt == "" {
+	key := e.SURT
+	if key == "" {
 		var err error
-		if surt, err = store.SURT(e.URL); err != nil {
+		if key, err = surt.Key(e.URL); err != nil {
 			return nil, fmt.Errorf("release: capture %s: %w", e.ID, err)
 		}
 	}
-	return FormatLine(surt, e.Time, CDXJ{
+	return public.FormatLine(key, e.Time, public.CDXJ{
 		URL: e.URL, Mime: e.Mime, Status: e.Status, Digest: e.PayloadDigest,
 		Length: loc.Length, Offset: loc.Offset, Filename: loc.File, Usage: e.Usage,
 		ReleaseAt: e.ReleaseAt.UTC().Format(time.RFC3339Nano), ID: e.ID, State: state,
@@ -525,7 +521,7 @@ func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
 }
 
 // writeLogLine appends one JSON line to buf.
-func writeLogLine(buf *bytes.Buffer, e LogEntry) error {
+func writeLogLine(buf *bytes.Buffer, e public.LogEntry) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("release: log: %w", err)

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
@@ -40,7 +41,7 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release verify: %w", err)
 	}
-	if v.state, err = ReadState(dataDir); err != nil {
+	if v.state, err = readState(dataDir); err != nil {
 		return nil, err
 	}
 	if err := v.readLog(); err != nil {
@@ -95,14 +96,14 @@ type memberKey struct {
 
 // logRef is the audit-log entry that accounts for a public member, and which member it is.
 type logRef struct {
-	e    LogEntry
+	e    public.LogEntry
 	kind string // "request", "response", "metadata" or "tombstone"
 	seen bool
 }
 
 type verifier struct {
 	dir      string
-	state    State
+	state    public.State
 	logged   map[memberKey]logRef
 	released map[string]string      // capture id → the shard that released it
 	entries  map[string]store.Entry // the index entries of every capture the audit log names
@@ -115,8 +116,8 @@ func (v *verifier) problem(format string, args ...any) {
 
 // readLog indexes the audit log by the public members it accounts for.
 func (v *verifier) readLog() error {
-	return ReadLog(v.dir, func(e LogEntry) error {
-		add := func(kind string, l store.Location) {
+	err := public.ReadLog(os.DirFS(layout.Public(v.dir)), func(e public.LogEntry) error {
+		add := func(kind string, l public.Location) {
 			k := memberKey{l.File, l.Offset}
 			if old, dup := v.logged[k]; dup {
 				v.problem("audit log: %s offset %d is claimed by both %s and %s", l.File, l.Offset, old.e.ID, e.ID)
@@ -124,24 +125,28 @@ func (v *verifier) readLog() error {
 			v.logged[k] = logRef{e: e, kind: kind}
 		}
 		switch e.Event {
-		case EventReleased:
-			add("response", store.Location{File: e.File, Offset: e.Offset, Length: e.Length})
+		case public.EventReleased:
+			add("response", public.Location{File: e.File, Offset: e.Offset, Length: e.Length})
 			if e.Request != nil {
 				add("request", *e.Request)
 			}
 			if e.Metadata != nil {
 				add("metadata", *e.Metadata)
 			}
-		case EventTombstoned:
-			add("tombstone", store.Location{File: e.File, Offset: e.Offset, Length: e.Length})
+		case public.EventTombstoned:
+			add("tombstone", public.Location{File: e.File, Offset: e.Offset, Length: e.Length})
 		default:
 			v.problem("audit log: capture %s has unknown event %q", e.ID, e.Event)
 		}
-		if e.Event == EventReleased && e.ReleaseAt.After(e.Pass) {
+		if e.Event == public.EventReleased && e.ReleaseAt.After(e.Pass) {
 			v.problem("%s: capture %s was released by the pass at %s before its release time %s", e.File, e.ID, e.Pass.Format(time.RFC3339), e.ReleaseAt.Format(time.RFC3339))
 		}
 		return nil
 	})
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	return nil
 }
 
 // checkFile reads one public WARC file record by record, then its CDXJ.
@@ -219,8 +224,8 @@ func (v *verifier) checkMember(f *os.File, rec gowarc.WarcRecord, rel string, of
 // checkTombstone checks that a tombstone record holds the capture's public facts and no body byte.
 func (v *verifier) checkTombstone(rec gowarc.WarcRecord, rel string, off int64, e store.Entry) {
 	where := fmt.Sprintf("%s offset %d (tombstone of %s)", rel, off, e.ID)
-	if rec.Type() != gowarc.Metadata || rec.WarcHeader().Get(gowarc.ContentType) != TombstoneType {
-		v.problem("%s: a %s record of type %q, not a metadata record of %s", where, rec.Type(), rec.WarcHeader().Get(gowarc.ContentType), TombstoneType)
+	if rec.Type() != gowarc.Metadata || rec.WarcHeader().Get(gowarc.ContentType) != public.TombstoneType {
+		v.problem("%s: a %s record of type %q, not a metadata record of %s", where, rec.Type(), rec.WarcHeader().Get(gowarc.ContentType), public.TombstoneType)
 		return
 	}
 	if rec.WarcHeader().Get(gowarc.WarcRefersTo) != store.IDRef(e.ID) {
@@ -238,7 +243,7 @@ func (v *verifier) checkTombstone(rec gowarc.WarcRecord, rel string, off int64, 
 	}
 	dec := json.NewDecoder(bytes.NewReader(block))
 	dec.DisallowUnknownFields()
-	var t Tombstone
+	var t public.Tombstone
 	if err := dec.Decode(&t); err != nil {
 		v.problem("%s: not a tombstone document: %v", where, err)
 		return
@@ -318,7 +323,7 @@ func jsonStrings(v any, out []string) []string {
 
 // checkCDXJ checks the CDXJ beside a public WARC file.
 func (v *verifier) checkCDXJ(rel string, shard bool) {
-	crel := cdxjRel(rel)
+	crel := public.CDXJName(rel)
 	b, err := os.ReadFile(filepath.Join(layout.Public(v.dir), filepath.FromSlash(crel)))
 	if err != nil {
 		v.problem("%s: %v", crel, err)
@@ -333,14 +338,14 @@ func (v *verifier) checkCDXJ(rel string, shard bool) {
 			v.problem("%s line %d: not byte-sorted", crel, n)
 		}
 		prev = append(prev[:0], raw...)
-		l, err := ParseLine(raw)
+		l, err := public.ParseLine(raw)
 		if err != nil {
 			v.problem("%s line %d: %v", crel, n, err)
 			continue
 		}
 		ref, ok := v.logged[memberKey{l.Filename, l.Offset}]
 		kind := map[bool]string{true: "response", false: "tombstone"}[shard]
-		wantState := map[bool]string{true: StateReleased, false: StateEmbargoed}[shard]
+		wantState := map[bool]string{true: public.StateReleased, false: public.StateEmbargoed}[shard]
 		switch {
 		case l.Filename != rel:
 			v.problem("%s line %d: filename %q is not %q", crel, n, l.Filename, rel)

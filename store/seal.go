@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store/surt"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"
 )
@@ -181,7 +182,7 @@ func (s *Store) build(c Capture) (*sealing, error) {
 		t = s.opt.Now()
 	}
 	t = t.UTC().Round(0)
-	surt, err := SURT(c.URL)
+	key, err := surt.Key(c.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +205,7 @@ func (s *Store) build(c Capture) (*sealing, error) {
 	}
 	p.main = p.resp
 	p.e = Entry{
-		ID: IDRef(p.resp.RecordId()), URL: c.URL, SURT: surt, Time: t, Status: head.Status, Mime: head.mime(),
+		ID: IDRef(p.resp.RecordId()), URL: c.URL, SURT: key, Time: t, Status: head.Status, Mime: head.mime(),
 		Headers: head.Headers, PayloadDigest: p.resp.WarcHeader().Get(gowarc.WarcPayloadDigest),
 		Period: c.Period, FirstSeen: t, Robots: c.Robots,
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, State: Sealed,

@@ -40,8 +40,8 @@ case $what in hostile | all) tests hostile '^(TestCorruptSealedWARC|TestCorruptP
 
 case $what in fuzz | all)
 	targets=${FUZZ_TARGETS:-"./crawler/robots:FuzzParse ./crawler/robots:FuzzMatch ./crawler/robots:FuzzContentUsage
-./crawler/aipref:FuzzParse ./store:FuzzSURT ./store:FuzzParseResponseHead ./store:FuzzParseFacts
-./release:FuzzParseLine ./release/lookup:FuzzParseLine ./release/lookup:FuzzReadPayload ./release/lookup:FuzzParseCursor
+./crawler/aipref:FuzzParse ./store/surt:FuzzKey ./store:FuzzParseResponseHead ./store:FuzzParseFacts
+./release/public:FuzzParseLine ./release/public:FuzzParse ./release/lookup:FuzzReadPayload ./release/lookup:FuzzParseCursor
 ./test/reliability:FuzzReadRecord ./test/reliability:FuzzScanFile ./test/reliability:FuzzDamagedMember
 ./embargo:FuzzParseHTTPDate ./embargo:FuzzParsePeriod ./crawler:FuzzParseSeeds ./crawler:FuzzExtractLinks"}
 	for t in $targets; do
