@@ -30,7 +30,7 @@ func ParseUsageRule(s string) (UsageRule, error) {
 	case !ok || label == "" || strings.Contains(value, "="):
 		return UsageRule{}, fmt.Errorf("usage filter %q is not CATEGORY=y or CATEGORY=n (categories: %s)", s, strings.Join(known, ", "))
 	case strings.ToLower(label) != label:
-		return UsageRule{}, fmt.Errorf("usage filter %q: category labels are lowercase (%s)", s, strings.ToLower(label))
+		return UsageRule{}, fmt.Errorf("usage filter %q: category labels are lowercase: %q", s, strings.ToLower(label))
 	case !slices.Contains(known, label):
 		return UsageRule{}, fmt.Errorf("usage filter %q: unknown category %q (categories: %s)", s, label, strings.Join(known, ", "))
 	}
