@@ -36,8 +36,8 @@ func runExport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	fs := flag.NewFlagSet("export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl export (--wacz FILE | --cdx FILE|-) [--url-prefix URL] [--from T] [--to T]")
-		fmt.Fprintln(stderr, "                         [--exclude-usage CATEGORY=y|n]... [--require-usage CATEGORY=y|n]... [--data DIR] [--config FILE]")
+		fmt.Fprintln(stderr, "usage: archivectl export [--wacz FILE] [--cdx FILE|-] [--url-prefix URL] [--from T] [--to T]")
+		fmt.Fprintln(stderr, "         [--exclude-usage CATEGORY=y|n]... [--require-usage CATEGORY=y|n]... [--data DIR] [--config FILE]")
 		fmt.Fprintln(stderr, "Exports the released captures of public/: a WACZ package for ReplayWeb.page, a standard CDXJ index for pywb and OutbackCDX.")
 		fs.PrintDefaults()
 	}
