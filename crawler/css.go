@@ -28,7 +28,9 @@ func isCSS(h http.Header, u *url.URL) bool {
 // of image-set(). The CSS Syntax tokenizer (tdewolff/parse) reads the text; nothing is
 // resolved here.
 func cssRefs(b []byte, add func(raw string)) {
-	l := css.NewLexer(parse.NewInputBytes(b))
+	// Capped at its length: given room, NewInputBytes writes a NUL after the slice, into the
+	// caller's buffer (the HTML tokenizer's, for a style attribute or element).
+	l := css.NewLexer(parse.NewInputBytes(b[:len(b):len(b)]))
 	var (
 		importing bool // after @import: the next string is a stylesheet
 		srcFunc   bool // after src(: the next string is a resource

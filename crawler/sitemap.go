@@ -41,7 +41,9 @@ type sitemap struct {
 func readSitemap(r io.Reader) sitemap {
 	var sm sitemap
 	br := bufio.NewReader(r)
+	what := "read"
 	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		what = "gzip"
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			sm.Cut = "gzip: " + err.Error()
@@ -59,8 +61,8 @@ func readSitemap(r io.Reader) sitemap {
 	if capped.over && len(sm.Entries) < maxSitemapURLs {
 		sm.Cut = fmt.Sprintf("larger than %d MB uncompressed: read up to the limit", maxSitemapBytes>>20)
 	}
-	if sm.Cut == "" && capped.err != nil {
-		sm.Cut = capped.err.Error()
+	if capped.err != nil {
+		sm.Cut = what + ": " + capped.err.Error()
 	}
 	return sm
 }
