@@ -32,7 +32,6 @@ func urlset(base string, n int) string {
 	return b.String()
 }
 
-
 func TestReadSitemap(t *testing.T) {
 	t.Parallel()
 	bomb := `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">` +
