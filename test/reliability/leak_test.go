@@ -376,7 +376,7 @@ func TestNoEarlyPublicationRequisites(t *testing.T) {
 			return
 		}
 	}
-	t.Logf("leak property with requisites: %d trials, %d captures × passes checked, 0 leaks", trials, checked)
+	t.Logf("leak property: %d crawled webs with cross-origin requisites, %d captures × passes checked, 0 leaks", trials, checked)
 }
 
 // webResource is one file a trial's origin serves.
