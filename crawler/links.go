@@ -101,16 +101,6 @@ func decodedUpTo(h http.Header, body []byte, limit int64) (io.Reader, bool) {
 	return io.LimitReader(r, limit), true
 }
 
-// ExtractLinks returns the absolute http(s) URLs an HTML document links to or embeds
-// (a, area, link, img src/srcset, script, iframe, source, video, audio, embed, object, CSS
-// url() and @import in style attributes and elements, …), resolved against base and the
-// document's first <base href>, fragments dropped, in document order, without duplicates and
-// at most maxLinks of them.
-func ExtractLinks(base *url.URL, r io.Reader) []string {
-	refs, _ := extractRefs(base, r)
-	return refURLs(refs)
-}
-
 // refURLs lists the URLs of refs.
 func refURLs(refs []ref) []string {
 	if len(refs) == 0 {

@@ -168,7 +168,7 @@ func TestRequisiteOfOnResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := item{URL: cdn.URL + "/i.png", Kind: kindRequisite, Hops: 1, Via: a.URL + "/", ViaTime: at}
-	if err := fr.record([]mark{{Item: item{URL: a.URL + "/"}, State: done, Found: []item{req}}}); err != nil {
+	if err := fr.record([]urlChange{{Item: item{URL: a.URL + "/"}, State: done, Found: []item{req}}}); err != nil {
 		t.Fatal(err)
 	}
 	fr.close()

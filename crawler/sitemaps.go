@@ -16,7 +16,7 @@ const (
 // sitemapsOf returns, the first time a page of origin o is visited in this run, the sitemaps
 // to read for it: its robots.txt's Sitemap lines (on any origin: robots.txt may name a sitemap
 // kept elsewhere) and, in SitemapsAll mode, its /sitemap.xml. Only new ones are returned.
-func (c *Crawl) sitemapsOf(o *originState, r *robots.Robots) []item {
+func (c *Crawl) sitemapsOf(o *originState, r *robots.File) []item {
 	if o.sitemaps || c.cfg.Sitemaps == SitemapsOff {
 		return nil
 	}

@@ -98,7 +98,7 @@ func (c *Crawl) visit(o *originState, it item) {
 	if len(reqs) > 0 {
 		c.wg.Add(1) // the requisites are queued once the capture's id is known
 	}
-	c.sealer.submit(&sealJob{caps: []store.Capture{capture}, mark: &mark{Item: it, State: done, At: x.Time, Found: append(found, reqs...)},
+	c.sealer.submit(&sealJob{caps: []store.Capture{capture}, mark: &urlChange{Item: it, State: done, At: x.Time, Found: append(found, reqs...)},
 		done: func(entries []store.Entry, err error) {
 			if len(reqs) > 0 {
 				defer c.wg.Done()
@@ -175,9 +175,9 @@ func (c *Crawl) get(o *originState, rawURL string) (*exchange, error) {
 
 // settle records a URL's final state without a capture, with the new URLs found meanwhile,
 // and queues those.
-func (c *Crawl) settle(it item, st state, found []item) {
+func (c *Crawl) settle(it item, st urlState, found []item) {
 	defer c.enqueue(found)
-	c.sealer.submit(&sealJob{mark: &mark{Item: it, State: st, Found: found}, done: func(_ []store.Entry, err error) {
+	c.sealer.submit(&sealJob{mark: &urlChange{Item: it, State: st, Found: found}, done: func(_ []store.Entry, err error) {
 		if err != nil {
 			c.fail(err)
 			return
@@ -233,7 +233,7 @@ func (c *Crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*r
 }
 
 // archiveRobots seals the exchanges of a fresh robots.txt fetch and remembers the deciding one.
-func (c *Crawl) archiveRobots(o *originState, r *robots.Robots) {
+func (c *Crawl) archiveRobots(o *originState, r *robots.File) {
 	var caps []store.Capture
 	for _, h := range r.Hops {
 		x, ok := h.Evidence.(*exchange)
