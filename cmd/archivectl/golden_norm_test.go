@@ -39,7 +39,7 @@ func (n *normaliser) short(rawURL string) string {
 	if m == nil {
 		return rawURL
 	}
-	name, ok := n.ports[m[2]]
+	name, ok := n.ports[m[3]]
 	if !ok {
 		return rawURL
 	}
@@ -48,7 +48,7 @@ func (n *normaliser) short(rawURL string) string {
 }
 
 var (
-	loopbackRE = regexp.MustCompile(`127\.0\.0\.1(:|_|%3A)([0-9]{1,5})`)
+	loopbackRE = regexp.MustCompile(`(127\.0\.0\.1|1,0,0,127)(:|_|%3A)([0-9]{1,5})`) // an address, or its SURT key
 	uuidRE     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	sealedRE   = regexp.MustCompile(`(archivectl-[0-9]{17}-[0-9]{5}-)([A-Za-z0-9.-]+?)(\.warc\.gz)`)
 	hostLineRE = regexp.MustCompile(`(?m)^(hostname: )([^\r\n]*)`)
@@ -73,15 +73,15 @@ func (n *normaliser) text(s string) (out string, changed, variable bool) {
 		})
 	}
 	s = repl(loopbackRE, s, func(m []string) (string, bool) {
-		name, ok := n.ports[m[2]]
-		if m[2] == "0" { // --listen 127.0.0.1:0 as written
+		name, ok := n.ports[m[3]]
+		if m[3] == "0" { // --listen 127.0.0.1:0 as written
 			return m[0], false
 		}
 		if !ok {
 			n.errs = append(n.errs, "unknown loopback port in "+m[0])
 			return m[0], false
 		}
-		return "127.0.0.1" + m[1] + "{" + name + "}", len(m[2]) != 5
+		return m[1] + m[2] + "{" + name + "}", len(m[3]) != 5
 	})
 	s = repl(uuidRE, s, func(m []string) (string, bool) {
 		label, ok := n.ids[m[0]]

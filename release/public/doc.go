@@ -25,6 +25,5 @@
 // A CDXJ line is "SURT TIMESTAMP {json}\n": the SURT key of the capture's URL, one space, the
 // capture time in UTC as 14 digits, one space, and the JSON block (CDXJ) as json.Marshal writes
 // it. The key ends at the first space. FormatLine refuses a key holding a space or a newline, so
-// every line archivectl writes splits there. (A raw space in a URL's query survives surt.Key;
-// FormatLine refuses such a key rather than write a line that would split elsewhere.)
+// every line archivectl writes splits there (surt.Key never gives one: it percent-encodes them).
 package public
