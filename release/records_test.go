@@ -24,7 +24,6 @@ func TestOwnRecordBytes(t *testing.T) {
 			"WARC-Filename: PUBLIC-20260308120000-00001.warc.gz\r\n" +
 			"Content-Type: application/warc-fields\r\n" +
 			"WARC-Block-Digest: sha256:f59cfbb56846131ac21233d08815f8919df519fea7dd038208aed2fef0f84fd6\r\n" +
-			"WARC-Payload-Digest: sha256:f59cfbb56846131ac21233d08815f8919df519fea7dd038208aed2fef0f84fd6\r\n" +
 			"Content-Length: 214\r\n" +
 			"\r\n" +
 			"software: archivectl 1.0\r\n" +

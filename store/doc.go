@@ -15,10 +15,12 @@
 // Records per capture, in this order: request (WARC-Concurrent-To the response), response or
 // revisit, metadata (Content-Type application/json, WARC-Concurrent-To the response; the facts
 // document of metadata.go). The capture id is the response's WARC-Record-ID as written,
-// "<urn:uuid:…>". Every record has WARC-Block-Digest and WARC-Payload-Digest (sha256 in lowercase
-// base16 by default, or sha1 in base32). For application/http records the payload is the bytes
-// after the HTTP header block exactly as received — chunked framing and Content-Encoding are not
-// undone, as gowarc and warcio compute it; for warcinfo and metadata records it is the whole block.
+// "<urn:uuid:…>". Every record has WARC-Block-Digest (sha256 in lowercase base16 by default, or
+// sha1 in base32); request, response and revisit records have WARC-Payload-Digest too: the payload
+// is the bytes after the HTTP header block exactly as received — chunked framing and
+// Content-Encoding are not undone, as gowarc and warcio compute it. Warcinfo and metadata records
+// have no payload, so no payload digest (WARC 1.1 §5.9); records sealed before carry one equal to
+// the block digest, which readers still check.
 //
 // Revisits. A capture whose (SURT, payload digest) was captured before is written as a revisit
 // (profile http://netpreserve.org/warc/1.1/revisit/identical-payload-digest, WARC-Refers-To the

@@ -9,8 +9,9 @@ import (
 )
 
 // MarshalRecord renders one WARC/1.1 record: WARC-Type, WARC-Record-ID, WARC-Date, fields (empty
-// values left out), Content-Type, WARC-Block-Digest and WARC-Payload-Digest (both the SHA-256 of
-// the whole block) and Content-Length. The releaser's own records (warcinfo, metadata) are small
+// values left out), Content-Type, WARC-Block-Digest (the SHA-256 of the block) and Content-Length.
+// It has no WARC-Payload-Digest: the records written this way (warcinfo, metadata) have no
+// payload (WARC 1.1 §5.9). The releaser's own records (warcinfo, metadata) are small
 // and fully determined by their inputs, so it writes them directly rather than through gowarc's
 // builder (whose constructors race on a global of google/uuid, docs/architecture.md#gowarc-uuid-race); every reader,
 // gowarc's strict one included, reads them back.
@@ -26,7 +27,6 @@ func MarshalRecord(typ, id string, date time.Time, ctype string, block []byte, f
 	all = append(all,
 		[2]string{"Content-Type", ctype},
 		[2]string{"WARC-Block-Digest", d},
-		[2]string{"WARC-Payload-Digest", d},
 		[2]string{"Content-Length", strconv.Itoa(len(block))})
 	for _, f := range all {
 		if f[1] == "" {

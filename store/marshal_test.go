@@ -26,7 +26,6 @@ func TestMarshalRecord(t *testing.T) {
 		"WARC-Target-URI: https://example.com/\r\n" +
 		"Content-Type: application/json\r\n" +
 		"WARC-Block-Digest: " + Digest("sha256", block) + "\r\n" +
-		"WARC-Payload-Digest: " + Digest("sha256", block) + "\r\n" +
 		"Content-Length: 10\r\n" +
 		"\r\n" +
 		`{"id":"x"}` + "\r\n\r\n"

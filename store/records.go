@@ -43,9 +43,9 @@ func recordOptions(digest string) []gowarc.WarcRecordOption {
 // field is one WARC header field to add.
 type field struct{ name, value string }
 
-// buildRecord builds one record; for types whose payload gowarc does not define (warcinfo,
-// metadata, revisit) it sets WARC-Payload-Digest itself: the digest of the block, or for a revisit
-// the original's payload digest, so that every record carries both digests.
+// buildRecord builds one record with its WARC-Block-Digest, and a WARC-Payload-Digest where gowarc
+// finds a payload (the HTTP body of a request or response). A warcinfo or metadata record has no
+// payload, so it has no payload digest (WARC 1.1 §5.9); a revisit gets its original's (toRevisit).
 func buildRecord(digest string, t gowarc.RecordType, date time.Time, ctype string, block []byte, fields ...field) (gowarc.WarcRecord, error) {
 	id, err := newRecordID()
 	if err != nil {
@@ -64,9 +64,6 @@ func buildRecord(digest string, t gowarc.RecordType, date time.Time, ctype strin
 		if f.value != "" {
 			b.AddWarcHeader(f.name, f.value)
 		}
-	}
-	if t == gowarc.Warcinfo || t == gowarc.Metadata {
-		b.AddWarcHeader(gowarc.WarcPayloadDigest, Digest(digest, block))
 	}
 	if _, err := b.Write(block); err != nil {
 		b.Close()
