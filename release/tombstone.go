@@ -3,7 +3,6 @@ package release
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -61,11 +60,12 @@ func tombstoneOf(e store.Entry) public.Tombstone {
 }
 
 // tombstoneRecord is the WARC record of a tombstone: a `metadata` record about the target URI,
-// WARC-Refers-To the sealed capture, dated at the pass, with the Tombstone as application/json.
+// WARC-Refers-To the sealed capture, dated at the pass, with the Tombstone as named fields
+// (application/warc-fields), which replay indexers skip as they skip any metadata of that type.
 func tombstoneRecord(e store.Entry, pass time.Time) ([]byte, error) {
-	block, err := json.Marshal(tombstoneOf(e))
+	block, err := tombstoneOf(e).MarshalFields()
 	if err != nil {
-		return nil, fmt.Errorf("release: tombstone of %s: %w", e.ID, err)
+		return nil, fmt.Errorf("release: %w", err)
 	}
 	return store.MarshalRecord(typeMetadata, recordID("tombstone:"+e.ID), pass, public.TombstoneType, block,
 		[2]string{"WARC-Target-URI", e.URL},

@@ -13,6 +13,7 @@ import (
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/warcfields"
 )
 
 // TestVerifyFindsTampering publishes a week's releases and tombstones, damages the public side
@@ -149,6 +150,10 @@ func TestLeaks(t *testing.T) {
 		{"body text that is an indexed fact", `{"headers":[["X-Title",` + strconvQuote(string(body[:60])) + `]]}`, false},
 		{"escaped in JSON", `{"note":"\u003c` + string(body[:70]) + `"}`, true},
 		{"not JSON", `junk ` + string(body), true},
+		{"named fields, facts only", "format: archivectl-tombstone/1\r\nmime: text/html\r\n", false},
+		{"named fields, a 64-byte run of the body", "format: archivectl-tombstone/1\r\nnote: xx" + string(body[10:74]) + "yy\r\n", true},
+		{"named fields, an indexed fact", "format: archivectl-tombstone/1\r\nheader: " + string(body[:60]) + "\r\n", false},
+		{"named fields, encoded", "format: archivectl-tombstone/1\r\nnote: " + warcfields.Encode("=?"+string(body[:70])) + "\r\n", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

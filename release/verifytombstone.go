@@ -9,6 +9,7 @@ import (
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/warcfields"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -17,10 +18,12 @@ import (
 const minBodyCheck = 8
 
 // checkTombstone checks that a tombstone record holds the capture's public facts and no body byte.
+// Tombstones of either form verify: named fields, or the JSON document of earlier versions.
 func (v *verifier) checkTombstone(rec gowarc.WarcRecord, rel string, off int64, e store.Entry) {
 	where := fmt.Sprintf("%s offset %d (tombstone of %s)", rel, off, e.ID)
-	if rec.Type() != gowarc.Metadata || rec.WarcHeader().Get(gowarc.ContentType) != public.TombstoneType {
-		v.problem("%s: a %s record of type %q, not a metadata record of %s", where, rec.Type(), rec.WarcHeader().Get(gowarc.ContentType), public.TombstoneType)
+	ctype := rec.WarcHeader().Get(gowarc.ContentType)
+	if rec.Type() != gowarc.Metadata || (ctype != public.TombstoneType && ctype != public.TombstoneTypeJSON) {
+		v.problem("%s: a %s record of type %q, not a metadata record of %s", where, rec.Type(), ctype, public.TombstoneType)
 		return
 	}
 	if rec.WarcHeader().Get(gowarc.WarcRefersTo) != store.IDRef(e.ID) {
@@ -36,23 +39,28 @@ func (v *verifier) checkTombstone(rec gowarc.WarcRecord, rel string, off int64, 
 		v.problem("%s: %v", where, err)
 		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(block))
-	dec.DisallowUnknownFields()
-	var t public.Tombstone
-	if err := dec.Decode(&t); err != nil {
+	t, err := public.ParseTombstone(ctype, block)
+	if err != nil {
 		v.problem("%s: not a tombstone document: %v", where, err)
 		return
 	}
-	want, _ := json.Marshal(tombstoneOf(e))
+	want := tombstoneOf(e)
+	wantJSON, _ := json.Marshal(want)
 	got, _ := json.Marshal(t)
-	if !bytes.Equal(want, got) {
+	if !bytes.Equal(wantJSON, got) {
 		v.problem("%s: its facts differ from index.db", where)
 	}
 	var wantDoc any
-	json.Unmarshal(want, &wantDoc)
+	json.Unmarshal(wantJSON, &wantDoc)
 	facts := map[string]bool{}
 	for _, s := range jsonStrings(wantDoc, nil) {
 		facts[s] = true
+	}
+	if fb, err := want.MarshalFields(); err == nil { // a header field is one "Name: value" string there
+		fs, _ := warcfields.Parse(fb)
+		for _, f := range fs {
+			facts[f.Value] = true
+		}
 	}
 	body, err := sealedPayload(layout.Sealed(v.dir), e.Response)
 	if err != nil {
@@ -69,18 +77,27 @@ func (v *verifier) checkTombstone(rec gowarc.WarcRecord, rel string, off int64, 
 const leakWindow = 32
 
 // leaks reports whether a tombstone block holds body bytes: the whole body (when at least
-// minBodyCheck bytes) or any run of 2×leakWindow of them, in any string of the decoded document
-// that is not one of the capture's indexed facts (its URL, headers, digests…), which may
-// legitimately repeat text of the page. A block that is not JSON is checked raw.
+// minBodyCheck bytes) or any run of 2×leakWindow of them, in any string of the document (every
+// string of a JSON document, every value of named fields) that is not one of the capture's
+// indexed facts (its URL, headers, digests…), which may legitimately repeat text of the page. A
+// block of neither form is checked raw.
 func leaks(block, body []byte, facts map[string]bool) bool {
 	if len(body) < minBodyCheck {
 		return false
 	}
-	texts := [][]byte{block}
+	var strs []string
 	var doc any
 	if json.Unmarshal(block, &doc) == nil {
+		strs = jsonStrings(doc, nil)
+	} else if fs, err := warcfields.Parse(block); err == nil {
+		for _, f := range fs {
+			strs = append(strs, f.Name, f.Value)
+		}
+	}
+	texts := [][]byte{block}
+	if strs != nil {
 		texts = texts[:0]
-		for _, s := range jsonStrings(doc, nil) {
+		for _, s := range strs {
 			if !facts[s] {
 				texts = append(texts, []byte(s))
 			}

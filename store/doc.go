@@ -13,8 +13,8 @@
 // no WARC-Warcinfo-ID: they are copied into public shards, where that reference would dangle.
 //
 // Records per capture, in this order: request (WARC-Concurrent-To the response), response or
-// revisit, metadata (Content-Type application/json, WARC-Concurrent-To the response; the facts
-// document of metadata.go). The capture id is the response's WARC-Record-ID as written,
+// revisit, metadata (Content-Type application/warc-fields, WARC-Concurrent-To the response; the
+// named fields of metadata.go, or in archives sealed before a JSON document, read too). The capture id is the response's WARC-Record-ID as written,
 // "<urn:uuid:…>". Every record has WARC-Block-Digest (sha256 in lowercase base16 by default, or
 // sha1 in base32); request, response and revisit records have WARC-Payload-Digest too: the payload
 // is the bytes after the HTTP header block exactly as received — chunked framing and

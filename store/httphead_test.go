@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"slices"
 	"testing"
 )
@@ -69,7 +70,10 @@ func FuzzParseResponseHead(f *testing.F) {
 func FuzzParseFacts(f *testing.F) {
 	b, _ := facts{Capture: "<urn:uuid:x>", URL: "https://e.com/", Period: 90}.encode()
 	f.Add(b)
+	all, _ := allFacts.encode()
+	f.Add(all)
 	f.Add([]byte(`{"format":"archivectl-capture-facts/1"}`))
+	f.Add([]byte(`{"format":"archivectl-capture-facts/1","capture":"<x>","usage":["a"],"outlinks":["b"],"first_seen":"2026-03-01T12:00:00Z"}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		fa, err := parseFacts(raw)
 		if err != nil {
@@ -79,8 +83,12 @@ func FuzzParseFacts(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := parseFacts(b); err != nil {
+		again, err := parseFacts(b)
+		if err != nil {
 			t.Fatalf("re-encoded facts do not parse: %v", err)
+		}
+		if b2, err := again.encode(); err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("facts change on a round trip:\n%s\n%s", b, b2)
 		}
 	})
 }

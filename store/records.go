@@ -26,7 +26,7 @@ var gowarcMu sync.Mutex
 const (
 	typeRequest  = "application/http;msgtype=request"
 	typeResponse = "application/http;msgtype=response"
-	typeMetadata = "application/json" // the JSON document of facts (metadata.go)
+	typeMetadata = gowarc.ApplicationWarcFields // the named fields of the facts (metadata.go)
 	typeWarcinfo = gowarc.ApplicationWarcFields
 )
 

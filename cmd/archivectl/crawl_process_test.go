@@ -1,9 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +19,7 @@ import (
 	"github.com/archivectl/archivectl/crawler/crawlertest"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/warcfields"
 )
 
 // The crawl tests here drive the built binary: a kill, a signal and a process's memory are
@@ -164,14 +165,14 @@ func TestCrawlHostileBounded(t *testing.T) {
 		t.Errorf("hostile: %v", err)
 	}
 	caps := capturesByURL(sealedCaptures(t, data, false))
-	for p, truncated := range map[string]any{"/hostile/endless": "length", "/hostile/slow": "time", "/hostile/bomb": nil, "/hostile/garbage": nil} {
+	for p, truncated := range map[string]string{"/hostile/endless": "length", "/hostile/slow": "time", "/hostile/bomb": "", "/hostile/garbage": ""} {
 		cs := caps[o.URL+p]
 		if len(cs) != 1 {
 			t.Errorf("%s: %d captures, want 1", p, len(cs))
 			continue
 		}
 		if got := cs[0].facts["truncated"]; got != truncated {
-			t.Errorf("%s: truncated %v, want %v", p, got, truncated)
+			t.Errorf("%s: truncated %q, want %q", p, got, truncated)
 		}
 	}
 }
@@ -228,7 +229,7 @@ func waitCrawl(t *testing.T, cmd *exec.Cmd) crawlProc {
 type sealedCapture struct {
 	url   string
 	entry store.Entry
-	facts map[string]any // the metadata record's JSON
+	facts map[string]string // the metadata record's named fields (the first value of each)
 }
 
 // sealedCaptures reads every response and revisit record of data/sealed with its metadata
@@ -240,7 +241,7 @@ func sealedCaptures(t *testing.T, data string, orphans bool) []sealedCapture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts := map[string]map[string]any{}
+	facts := map[string]map[string]string{}
 	var caps []sealedCapture
 	for _, f := range files {
 		err := store.ScanFile(f, func(_ store.Location, rec gowarc.WarcRecord) error {
@@ -249,13 +250,26 @@ func sealedCaptures(t *testing.T, data string, orphans bool) []sealedCapture {
 			case gowarc.Response, gowarc.Revisit:
 				caps = append(caps, sealedCapture{url: h.Get(gowarc.WarcTargetURI), entry: store.Entry{ID: h.Get(gowarc.WarcRecordID)}})
 			case gowarc.Metadata:
+				if ct := h.Get(gowarc.ContentType); ct != gowarc.ApplicationWarcFields {
+					return fmt.Errorf("a metadata record of type %q", ct)
+				}
 				rb, err := rec.Block().RawBytes()
 				if err != nil {
 					return err
 				}
-				var m map[string]any
-				if err := json.NewDecoder(rb).Decode(&m); err != nil {
+				b, err := io.ReadAll(rb)
+				if err != nil {
 					return err
+				}
+				fs, err := warcfields.Parse(b)
+				if err != nil {
+					return err
+				}
+				m := map[string]string{}
+				for _, f := range fs {
+					if _, ok := m[f.Name]; !ok {
+						m[f.Name] = f.Value
+					}
 				}
 				facts[h.Get(gowarc.WarcConcurrentTo)] = m
 			}

@@ -75,7 +75,7 @@ func TestCrawlRequisitesEmbargoedByTheirOrigin(t *testing.T) {
 	}
 	for _, p := range []string{"/style.css", "/img.png"} {
 		cs := caps[b.URL+p]
-		if len(cs) != 1 || cs[0].entry.Period != 31 || cs[0].facts["embargo_days"] != float64(31) {
+		if len(cs) != 1 || cs[0].entry.Period != 31 || cs[0].facts["embargo_days"] != "31" {
 			t.Fatalf("b%s: %+v, want one capture under b's 31 days", p, cs)
 		}
 		if cs[0].facts["requisite_of"] != a.URL+"/" || cs[0].facts["requisite_of_id"] != page[0].entry.ID {
