@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path"
 	"time"
 
 	"github.com/archivectl/archivectl/release/public"
@@ -11,18 +12,20 @@ import (
 	"github.com/archivectl/archivectl/store/surt"
 )
 
-// cdxjLine is the public CDXJ line of a capture in state, at loc.
+// cdxjLine is the public CDXJ line of a capture in state, at loc. Its key is the URL's SURT key
+// as surt.Key computes it now (index.db may hold the older form of an archive sealed before, until
+// verify --reindex); its filename is the file's name alone, as replay tools resolve it against
+// their archive paths (public.PathOf finds the file).
 func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
-	key := e.SURT
-	if key == "" {
-		var err error
-		if key, err = surt.Key(e.URL); err != nil {
+	key, err := surt.Key(e.URL)
+	if err != nil {
+		if key = e.SURT; key == "" {
 			return nil, fmt.Errorf("release: capture %s: %w", e.ID, err)
 		}
 	}
 	return public.FormatLine(key, e.Time, public.CDXJ{
 		URL: e.URL, Mime: e.Mime, Status: e.Status, Digest: e.PayloadDigest,
-		Length: loc.Length, Offset: loc.Offset, Filename: loc.File, Usage: e.Usage,
+		Length: loc.Length, Offset: loc.Offset, Filename: path.Base(loc.File), Usage: e.Usage,
 		ReleaseAt: e.ReleaseAt.UTC().Format(time.RFC3339Nano), ID: e.ID, State: state,
 		Time: e.Time.UTC().Format(time.RFC3339Nano), Headers: e.Headers, Revisit: e.Revisit, RefersTo: e.RefersTo,
 	})

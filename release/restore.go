@@ -30,7 +30,7 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 		}
 		if err := public.ReadCDXJ(fsys, name, func(l public.Line) error {
 			if state >= marked[l.ID].State {
-				marked[l.ID] = store.Mark{ID: l.ID, State: state, Public: store.Location{File: l.Filename, Offset: l.Offset, Length: l.Length}}
+				marked[l.ID] = store.Mark{ID: l.ID, State: state, Public: store.Location{File: public.PathOf(l.Filename), Offset: l.Offset, Length: l.Length}}
 			}
 			return nil
 		}); err != nil {

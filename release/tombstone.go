@@ -33,7 +33,7 @@ func (p *pass) writeTombstone(fs *fileSet, e store.Entry, log *bytes.Buffer) (st
 	}
 	crashPoint("tombstone")
 	loc := store.Location{File: w.rel, Offset: off, Length: n}
-	line, err := cdxjLine(e, public.StateEmbargoed, loc)
+	line, err := cdxjLine(e, public.StateTombstone, loc)
 	if err != nil {
 		return store.Mark{}, err
 	}

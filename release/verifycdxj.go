@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
@@ -34,12 +35,16 @@ func (v *verifier) checkCDXJ(rel string, shard bool) {
 			v.problem("%s line %d: %v", crel, n, err)
 			continue
 		}
-		ref, ok := v.logged[memberKey{l.Filename, l.Offset}]
+		file := public.PathOf(l.Filename) // a name, or the path lines of earlier versions hold
+		ref, ok := v.logged[memberKey{file, l.Offset}]
 		kind := map[bool]string{true: "response", false: "tombstone"}[shard]
-		wantState := map[bool]string{true: public.StateReleased, false: public.StateEmbargoed}[shard]
+		wantState := map[bool]string{true: public.StateReleased, false: public.StateTombstone}[shard]
+		if !shard && l.State == public.StateEmbargoed {
+			wantState = l.State // a tombstone line of an earlier version
+		}
 		switch {
-		case l.Filename != rel:
-			v.problem("%s line %d: filename %q is not %q", crel, n, l.Filename, rel)
+		case file != rel:
+			v.problem("%s line %d: filename %q is not %q", crel, n, l.Filename, path.Base(rel))
 		case l.State != wantState:
 			v.problem("%s line %d: state %q in a %s file", crel, n, l.State, kind)
 		case !ok || ref.kind != kind || ref.e.ID != l.ID || ref.e.Length != l.Length:
@@ -58,7 +63,7 @@ func (v *verifier) checkCDXJ(rel string, shard bool) {
 				v.problem("%s line %d: capture %s is released twice (also in %s)", crel, n, l.ID, other)
 			}
 			v.released[l.ID] = rel
-			pub := store.Location{File: l.Filename, Offset: l.Offset, Length: l.Length}
+			pub := store.Location{File: file, Offset: l.Offset, Length: l.Length}
 			if e.State != store.Released || e.Public != pub {
 				v.problem("%s line %d: capture %s is %s in index.db at %+v", crel, n, l.ID, e.State, e.Public)
 			}

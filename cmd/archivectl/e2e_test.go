@@ -77,7 +77,7 @@ func TestEndToEnd(t *testing.T) {
 					t.Errorf("%s: nothing public, want a %s", u, map[bool]string{true: "release", false: "tombstone"}[due])
 				case due && got.State != public.StateReleased:
 					t.Errorf("%s: %s at %s, want released (release at %s)", u, got.State, now.Format(time.RFC3339), w.releaseAt.Format(time.RFC3339))
-				case !due && got.State != public.StateEmbargoed:
+				case !due && got.State != public.StateTombstone:
 					t.Errorf("%s: %s at %s, want a tombstone until %s", u, got.State, now.Format(time.RFC3339), w.releaseAt.Format(time.RFC3339))
 				}
 				if w.marker == "" {

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/archivectl/archivectl/release/public"
 )
 
 // warcFile is one WARC file of the data directory, read back.
@@ -288,7 +290,7 @@ var (
 func (d *goldenData) locations(s string) string {
 	resolve := func(file, off, length string) (string, string) {
 		o, _ := strconv.ParseInt(off, 10, 64)
-		m, ok := d.at[file][o]
+		m, ok := d.at[public.PathOf(file)][o] // a CDXJ filename is the file's name alone
 		if !ok {
 			return "@nothing", "{length ?}"
 		}

@@ -102,7 +102,7 @@ func TestCrawlRequisitesEmbargoedByTheirOrigin(t *testing.T) {
 			}
 		}
 		for _, u := range pass.embargo {
-			if state[u].State != public.StateEmbargoed {
+			if state[u].State != public.StateTombstone {
 				t.Errorf("day %d: %s is %q, want a tombstone", pass.days, u, state[u].State)
 			}
 		}

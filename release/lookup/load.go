@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // maxLine bounds one CDXJ line; a longer one is skipped as malformed.
@@ -94,7 +95,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 func toCapture(p public.Raw, in *interner, seed maphash.Seed) (capture, error) {
 	f := &p.Block
 	c := capture{
-		mime: in.string(f.Mime), file: in.string(f.Filename), time: p.Time, releaseAt: p.ReleaseAt,
+		mime: in.string(f.Mime), file: in.path(f.Filename), time: p.Time, releaseAt: p.ReleaseAt,
 		offset: f.Offset, length: f.Length, status: uint16(f.Status),
 		released: string(f.State) == public.StateReleased, revisit: f.Revisit,
 	}
@@ -122,14 +123,22 @@ func toCapture(p public.Raw, in *interner, seed maphash.Seed) (capture, error) {
 	default: // no id: the capture is its key, time and digest
 		c.id = maphash.String(seed, string(p.Key)+" "+string(f.Time)+" "+string(f.Digest))
 	}
+	key := p.Key
+	if bytes.IndexByte(f.Filename, '/') >= 0 {
+		// A line of an earlier version (its filename a path): its key is of the older SURT form,
+		// so the capture is keyed afresh from its URL, as queries are.
+		if k, err := surt.Key(string(f.URL)); err == nil {
+			key = []byte(k)
+		}
+	}
 	var b strings.Builder
-	b.Grow(len(p.Key) + len(f.URL) + len(f.Digest) + len(f.Headers))
-	b.Write(p.Key)
+	b.Grow(len(key) + len(f.URL) + len(f.Digest) + len(f.Headers))
+	b.Write(key)
 	b.Write(f.URL)
 	b.Write(f.Digest)
 	b.Write(f.Headers)
 	c.text = b.String()
-	c.keyEnd = uint32(len(p.Key))
+	c.keyEnd = uint32(len(key))
 	c.urlEnd = c.keyEnd + uint32(len(f.URL))
 	c.digestEnd = c.urlEnd + uint32(len(f.Digest))
 	return c, nil
@@ -138,12 +147,23 @@ func toCapture(p public.Raw, in *interner, seed maphash.Seed) (capture, error) {
 // interner shares, within one file, the strings and lists that many captures repeat.
 type interner struct {
 	strings map[string]string
+	paths   map[string]string // CDXJ filename → the file's path relative to public/
 	lists   map[string][]string
 	buf     []byte // scratch for decoding ids
 }
 
 func newInterner() *interner {
-	return &interner{strings: map[string]string{}, lists: map[string][]string{}}
+	return &interner{strings: map[string]string{}, paths: map[string]string{}, lists: map[string][]string{}}
+}
+
+// path returns the shared path, relative to public/, of the file a CDXJ filename names.
+func (in *interner) path(filename []byte) string {
+	if p, ok := in.paths[string(filename)]; ok {
+		return p
+	}
+	p := public.PathOf(string(filename))
+	in.paths[string(filename)] = p
+	return p
 }
 
 // string returns the shared copy of b.

@@ -16,20 +16,26 @@ type CDXJ struct {
 	Digest    string      `json:"digest"`            // payload digest, "sha256:<hex>"
 	Length    int64       `json:"length"`            // the record's gzip member length
 	Offset    int64       `json:"offset"`            // the record's gzip member offset
-	Filename  string      `json:"filename"`          // relative to public/, e.g. "shards/…warc.gz"
+	Filename  string      `json:"filename"`          // the file's name, "PUBLIC-….warc.gz" (earlier: "shards/PUBLIC-…"); see PathOf
 	Usage     []string    `json:"usage,omitempty"`   // combined Content-Usage preferences
 	ReleaseAt string      `json:"release_at"`        // RFC 3339, UTC
 	ID        string      `json:"id"`                // the capture id (WARC-Record-ID of the sealed response)
-	State     string      `json:"state"`             // "released" or "embargoed"
+	State     string      `json:"state"`             // "released" (a shard's line) or "tombstone" (earlier: "embargoed")
 	Time      string      `json:"time"`              // capture time, RFC 3339 UTC (the 14-digit key drops nothing but the zone)
 	Headers   [][2]string `json:"headers,omitempty"` // tombstones: the response header fields
 	Revisit   bool        `json:"revisit,omitempty"` // a revisit record (identical payload)
 	RefersTo  string      `json:"refers_to,omitempty"`
 }
 
-// The values of CDXJ.State.
+// The values of CDXJ.State. A line states what it is, never what may change: a shard's line is
+// a released capture, forever; a tombstone's line says that a tombstone was published for a
+// capture under embargo until release_at, and stays true once the capture is released (the
+// capture's state is whether a released line exists, and release_at against the reader's clock).
+// Tombstone lines of earlier versions say StateEmbargoed; readers take it as StateTombstone. The
+// lookup also names a capture not yet released StateEmbargoed.
 const (
 	StateReleased  = "released"
+	StateTombstone = "tombstone"
 	StateEmbargoed = "embargoed"
 )
 

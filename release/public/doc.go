@@ -13,7 +13,7 @@
 //	  shards/<same name>.cdxj                 one line per released capture (its response record)
 //	  tombstones/TOMBSTONES-<YYYYMMDDhhmmss>-<serial>.warc.gz   one WARC metadata record per
 //	                                          embargoed capture: its facts as application/warc-fields, never a body byte
-//	  tombstones/<same name>.cdxj             one "state":"embargoed" line per tombstone
+//	  tombstones/<same name>.cdxj             one "state":"tombstone" line per tombstone
 //	  release-log.jsonl                       the append-only audit log: what became public when
 //	  state.json                              {"generation", "last_pass", "next_release", ...},
 //	                                          replaced atomically at the end of every commit

@@ -18,7 +18,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if st := string(p.Block.State); st != StateReleased && st != StateEmbargoed {
+		if st := string(p.Block.State); st != StateReleased && st != StateTombstone && st != StateEmbargoed {
 			t.Fatalf("state %q accepted", st)
 		}
 		if len(p.Timestamp) != 14 || len(p.Block.URL) == 0 || bytes.IndexByte(p.Key, ' ') >= 0 {

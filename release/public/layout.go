@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/archivectl/archivectl/store/layout"
 )
 
 // The names of the files in public/shards and public/tombstones (store/layout names the
@@ -37,4 +39,20 @@ func Serial(name, prefix string) (serial int, ok bool) {
 // CDXJName is the name of the CDXJ index beside the public WARC file warcName.
 func CDXJName(warcName string) string {
 	return strings.TrimSuffix(warcName, WARCExt) + CDXJExt
+}
+
+// PathOf is where the public WARC file a CDXJ line's filename names lies, relative to public/:
+// a file name is in the directory its prefix says ("PUBLIC-…" in shards/, "TOMBSTONES-…" in
+// tombstones/); a name holding a "/" (the lines of earlier versions, "shards/PUBLIC-…") is that
+// path already. Any other name comes back as it is, for the caller to refuse.
+func PathOf(filename string) string {
+	switch {
+	case strings.Contains(filename, "/"):
+		return filename
+	case strings.HasPrefix(filename, ShardPrefix+"-"):
+		return layout.ShardsDir + "/" + filename
+	case strings.HasPrefix(filename, TombstonePrefix+"-"):
+		return layout.TombstonesDir + "/" + filename
+	}
+	return filename
 }

@@ -44,3 +44,21 @@ func TestSerialRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestPathOf(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"PUBLIC-20261129200000-00001.warc.gz":                "shards/PUBLIC-20261129200000-00001.warc.gz",
+		"TOMBSTONES-20261129200000-00001.warc.gz":            "tombstones/TOMBSTONES-20261129200000-00001.warc.gz",
+		"shards/PUBLIC-20261129200000-00001.warc.gz":         "shards/PUBLIC-20261129200000-00001.warc.gz",
+		"tombstones/TOMBSTONES-20261129200000-00001.warc.gz": "tombstones/TOMBSTONES-20261129200000-00001.warc.gz",
+		"../etc/passwd":   "../etc/passwd",
+		"other.warc.gz":   "other.warc.gz",
+		"PUBLICX.warc.gz": "PUBLICX.warc.gz",
+		"":                "",
+	} {
+		if got := PathOf(in); got != want {
+			t.Errorf("PathOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

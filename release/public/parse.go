@@ -55,8 +55,8 @@ func Parse(b []byte) (Raw, error) {
 		return r, fmt.Errorf("release_at: %w", err)
 	}
 	switch st := f.State; {
-	case string(st) != StateReleased && string(st) != StateEmbargoed:
-		return r, fmt.Errorf("state %q is neither %q nor %q", st, StateReleased, StateEmbargoed)
+	case string(st) != StateReleased && string(st) != StateTombstone && string(st) != StateEmbargoed:
+		return r, fmt.Errorf("state %q is not %q, %q nor %q", st, StateReleased, StateTombstone, StateEmbargoed)
 	case len(f.URL) == 0:
 		return r, errors.New("no url")
 	case f.Status < 0 || f.Status > 999:

@@ -92,3 +92,15 @@ func BenchmarkParse(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
 }
+
+// TestParseStates: the states a line may have, the earlier versions' tombstone state included.
+func TestParseStates(t *testing.T) {
+	t.Parallel()
+	for state, ok := range map[string]bool{StateReleased: true, StateTombstone: true, StateEmbargoed: true, "": false, "due": false, "Released": false} {
+		line := `com,example)/ 20260301120000 {"url":"https://example.com/","digest":"","length":0,"offset":0,"filename":"PUBLIC-20260301120000-00001.warc.gz",` +
+			`"release_at":"2026-03-01T12:00:00Z","id":"x","state":"` + state + `","time":"2026-03-01T12:00:00Z"}`
+		if _, err := ParseLine([]byte(line)); (err == nil) != ok {
+			t.Errorf("state %q: error %v, want accepted %v", state, err, ok)
+		}
+	}
+}

@@ -136,7 +136,7 @@ func attemptIPFormats(h string) (string, bool) {
 		}
 		return dotted(v), true
 	}
-	if !decimalIP.MatchString(h) && !octalIP.MatchString(h) {
+	if strings.Trim(h, "0123456789.") != "" || (!decimalIP.MatchString(h) && !octalIP.MatchString(h)) {
 		return "", false
 	}
 	parts := strings.Split(h, ".")
@@ -208,6 +208,9 @@ var (
 
 // stripPathSessionID removes an ASP.NET session id segment from a path to an .aspx page.
 func stripPathSessionID(p string) string {
+	if !strings.Contains(p, ".aspx") || !strings.Contains(p, "(") { // what every pattern needs (p is lowercase)
+		return p
+	}
 	for _, re := range pathSessionIDs {
 		if m := re.FindStringSubmatch(p); m != nil {
 			p = m[1] + m[3]
@@ -219,6 +222,9 @@ func stripPathSessionID(p string) string {
 // stripQuerySessionID removes Java, PHP, ASP and ColdFusion session ids from a query, each
 // pattern applied once, in order.
 func stripQuerySessionID(q string) string {
+	if low := lowerASCII(q); !strings.Contains(low, "sid=") && !strings.Contains(low, "sessionid") && !strings.Contains(low, "cfid=") {
+		return q // none of the patterns can match (each needs one of these)
+	}
 	for _, re := range querySessionIDs {
 		if m := re.FindStringSubmatch(q); m != nil {
 			q = m[1] + m[2]

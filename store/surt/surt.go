@@ -69,12 +69,15 @@ var errScheme = errors.New("not an absolute http(s) URL")
 func parse(raw string) (url, error) {
 	var u url
 	s := strings.Trim(raw, " \t\n\r\v\f")
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return -1
+	if strings.ContainsAny(s, "\t\n\r") {
+		b := make([]byte, 0, len(s))
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c != '\t' && c != '\n' && c != '\r' {
+				b = append(b, c)
+			}
 		}
-		return r
-	}, s)
+		s = string(b)
+	}
 	if schemeLen(s) < 0 {
 		return u, errScheme // Python's surt takes it as http://…; archivectl keys absolute URLs only
 	}

@@ -156,6 +156,7 @@ func TestKey(t *testing.T) {
 		{"dot-dot above the root stays", "https://example.com/../a", "com,example)/../a"},
 		{"port 0 is none", "http://example.com:0/", "com,example)/"},
 		{"escaped slash decoded", "https://example.com/a%2Fb", "com,example)/a/b"},
+		{"bytes that are not UTF-8 escaped", "https://example.com/\xe9\t\xff?q=\xfe", "com,example)/%e9%ff?q=%fe"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
