@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,80 +9,33 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
-	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 )
 
 // runCrawl crawls the seeds file politely into the sealed repository and prints a summary.
 func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--data DIR] [--config FILE] SEEDS")
-		fs.PrintDefaults()
-	}
-	var common commonFlags
-	common.register(fs)
-	agent := fs.String("agent", "", "product token matched against robots.txt groups (default archivectl)")
-	userAgent := fs.String("user-agent", "", "User-Agent header (default: the token and the config's contact URL)")
-	delay := fs.Duration("delay", 0, "minimum delay between requests to one origin (default 1s; robots.txt Crawl-delay still applies)")
-	maxPages := fs.Int("max-pages", 0, "stop after N pages (0: no limit)")
-	maxDepth := fs.Int("max-depth", 0, "follow links at most N deep from a seed (0: no limit)")
-	verbose := fs.Bool("v", false, "log every decision, not only notable events")
-	var positional []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		rest = fs.Args()[1:]
+	var verbose bool
+	cfg, positional, code, ok := cli{
+		name:   "crawl",
+		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--data DIR] [--config FILE] SEEDS\n",
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against robots.txt groups")
+			fs.stringKey(&c.Crawl.UserAgent, "user-agent", "crawl.user_agent", "User-Agent header (default: the token and the config's contact URL)")
+			fs.durationKey(&c.Crawl.Delay, "delay", "crawl.delay", "minimum delay between requests to one origin; robots.txt Crawl-delay still applies")
+			fs.intKey(&c.Crawl.MaxPages, "max-pages", "crawl.max_pages", "stop after N pages (0: no limit)")
+			fs.intKey(&c.Crawl.MaxDepth, "max-depth", "crawl.max_depth", "follow links at most N deep from a seed (0: no limit)")
+			fs.BoolVar(&verbose, "v", false, "log every decision, not only notable events")
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
 	if len(positional) != 1 {
 		fmt.Fprintln(stderr, "archivectl crawl: give exactly one SEEDS file (one URL a line); see archivectl crawl -h")
 		return 2
 	}
-	cfg, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
-		return 2
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	cc := cfg.Crawl
-	if set["agent"] {
-		cc.Agent = *agent
-	}
-	if set["user-agent"] {
-		cc.UserAgent = *userAgent
-	}
-	if set["delay"] {
-		cc.Delay = *delay
-	}
-	if set["max-pages"] {
-		cc.MaxPages = *maxPages
-	}
-	if set["max-depth"] {
-		cc.MaxDepth = *maxDepth
-	}
-	switch {
-	case !robots.ValidAgent(cc.Agent):
-		fmt.Fprintf(stderr, "archivectl crawl: --agent %q is not a product token: use letters, '-' and '_' only\n", cc.Agent)
-		return 2
-	case cc.Delay < 0 || cc.MaxPages < 0 || cc.MaxDepth < 0:
-		fmt.Fprintln(stderr, "archivectl crawl: --delay, --max-pages and --max-depth cannot be negative")
-		return 2
-	}
-	if cc.UserAgent == "" {
-		cc.UserAgent = defaultUserAgent(cc.Agent, cfg.Contact)
-	}
-
 	f, err := os.Open(positional[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: cannot read the seeds file: %v\n", err)
@@ -105,36 +56,15 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return 1
 	}
 	level := slog.LevelInfo
-	if *verbose {
+	if verbose {
 		level = slog.LevelDebug
 	}
 	prog := newProgress(stderr, isTerminal(stderr))
-	sum, err := crawlStore(ctx, crawler.Config{
-		DataDir:               cfg.Data,
-		Seeds:                 seeds,
-		Agent:                 cc.Agent,
-		UserAgent:             cc.UserAgent,
-		Delay:                 cc.Delay,
-		MaxDelay:              cc.MaxDelay,
-		MaxRetryAfter:         cc.MaxRetryAfter,
-		Concurrency:           cc.Concurrency,
-		MaxPages:              cc.MaxPages,
-		MaxDepth:              cc.MaxDepth,
-		MaxBody:               cc.MaxBody,
-		Timeout:               cc.Timeout,
-		Retries:               cc.Retries,
-		RetryBackoff:          cc.RetryBackoff,
-		RobotsUnreachableDays: cc.RobotsUnreachableDays,
-		Log:                   slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level})),
-		Progress:              prog,
-	}, store.Options{
-		Software:     "archivectl",
-		Operator:     cfg.Operator,
-		Contact:      cfg.Contact,
-		RobotsPolicy: "obey",
-		MaxFileSize:  cfg.Store.MaxFileSize,
-		Digest:       cfg.Store.Digest,
-	})
+	cc := crawlerConfig(cfg)
+	cc.Seeds = seeds
+	cc.Log = slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level}))
+	cc.Progress = prog
+	sum, err := crawlStore(ctx, cc, storeOptions(cfg))
 	prog.stop()
 	sum.WriteTo(stdout)
 	if err != nil {

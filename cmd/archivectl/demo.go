@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,58 +16,60 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
-	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 )
 
 // demoMarker marks a directory as made by archivectl demo, so a rerun may empty it and nothing else.
 const demoMarker = ".archivectl-demo"
 
+// The demo's own defaults: a data directory of its own, and a short delay (the origins are local).
+const (
+	demoData  = "./demo-data"
+	demoDelay = 100 * time.Millisecond
+)
+
 // demoPasses are the days after the crawl at which the demo runs release passes.
 var demoPasses = []int{0, 8, 32, 91}
 
 // runDemo crawls the embedded demo web, releases it over 91 days and serves the lookup page.
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var common commonFlags
-	common.register(fs)
-	noServe := fs.Bool("no-serve", false, "stop after the release passes instead of serving the lookup page")
-	listen := fs.String("listen", "", "address of the lookup page (default 127.0.0.1:8080)")
-	delay := fs.Duration("delay", 100*time.Millisecond, "minimum delay between requests to one demo origin")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	var noServe bool
+	cfg, pos, code, ok := cli{
+		name: "demo",
+		usage: "usage: archivectl demo [--no-serve] [--listen ADDR] [--delay DUR] [--data DIR] [--config FILE]\n" +
+			"Crawls an embedded demo web, releases it over 91 days and serves the result. --data is\n" +
+			"emptied first when an earlier demo made it; any other non-empty directory is refused.\n",
+		config: true,
+		adjust: func(c *Config) {
+			c.Data = demoData
+			c.Operator = "archivectl demo"
+			c.Crawl.Delay = demoDelay
+			c.Crawl.Retries = 0
+		},
+		flags: func(fs *flagSet, c *Config) {
+			fs.BoolVar(&noServe, "no-serve", false, "stop after the release passes instead of serving the lookup page")
+			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address of the lookup page")
+			fs.durationKey(&c.Crawl.Delay, "delay", "crawl.delay", "minimum delay between requests to one demo origin")
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
+	if len(pos) > 0 {
 		fmt.Fprintln(stderr, "archivectl demo: takes no arguments; see archivectl demo -h")
 		return 2
-	}
-	if common.data == "" {
-		common.data = "./demo-data"
-	}
-	cfg, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
-		return 2
-	}
-	if *listen != "" {
-		cfg.Serve.Listen = *listen
 	}
 	if err := freshDemoDir(cfg.Data); err != nil {
 		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
 		return 1
 	}
 	d := &demo{cfg: cfg, out: stdout, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	if err := d.run(ctx, *delay); err != nil {
+	if err := d.run(ctx); err != nil {
 		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
 		return 1
 	}
-	if *noServe {
+	if noServe {
 		return 0
 	}
 	if err := d.serve(ctx); err != nil {
@@ -110,7 +111,7 @@ func freshDemoDir(dir string) error {
 }
 
 // run starts the demo web, crawls it, and runs the release passes, printing each step.
-func (d *demo) run(ctx context.Context, delay time.Duration) error {
+func (d *demo) run(ctx context.Context) error {
 	site, err := demoweb.Start()
 	if err != nil {
 		return fmt.Errorf("cannot start the demo web: %w", err)
@@ -134,24 +135,11 @@ func (d *demo) run(ctx context.Context, delay time.Duration) error {
 		}
 		seeds = append(seeds, u)
 	}
-	fmt.Fprintf(d.out, "\n== Crawl: %d seeds, at most one request at a time per origin, %s apart\n", len(seeds), delay)
-	cc := d.cfg.Crawl
-	sum, err := crawlStore(ctx, crawler.Config{
-		DataDir:   d.cfg.Data,
-		Seeds:     seeds,
-		Agent:     cc.Agent,
-		UserAgent: defaultUserAgent(cc.Agent, d.cfg.Contact),
-		Delay:     delay,
-		MaxDelay:  cc.MaxDelay,
-		Retries:   0,
-		Log:       slog.New(slog.DiscardHandler),
-	}, store.Options{
-		Software:     "archivectl",
-		Operator:     "archivectl demo",
-		Contact:      d.cfg.Contact,
-		RobotsPolicy: "obey",
-		Digest:       d.cfg.Store.Digest,
-	})
+	cc := crawlerConfig(d.cfg)
+	cc.Seeds = seeds
+	cc.Log = slog.New(slog.DiscardHandler)
+	fmt.Fprintf(d.out, "\n== Crawl: %d seeds, at most one request at a time per origin, %s apart\n", len(seeds), cc.Delay)
+	sum, err := crawlStore(ctx, cc, storeOptions(d.cfg))
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,38 +25,23 @@ const shutdownGrace = 30 * time.Second
 // release passes as a daemon. On SIGINT/SIGTERM it finishes the running pass and the open
 // requests, then exits 0.
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--data DIR] [--config FILE]")
-		fs.PrintDefaults()
+	cfg, pos, code, ok := cli{
+		name:   "serve",
+		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--data DIR] [--config FILE]\n",
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
+			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	var common commonFlags
-	common.register(fs)
-	listen := fs.String("listen", "", "address to serve on (default 127.0.0.1:8080: loopback only)")
-	schedule := fs.String("schedule", "", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "archivectl serve: unexpected argument %q; see archivectl serve -h\n", pos[0])
 		return 2
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "archivectl serve: unexpected argument %q; see archivectl serve -h\n", fs.Arg(0))
-		return 2
-	}
-	cfg, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
-		return 2
-	}
-	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, shardSize: cfg.Release.ShardSize}
-	if *listen != "" {
-		opt.listen = *listen
-	}
-	if *schedule != "" {
-		opt.schedule = *schedule
-	}
+	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, release: releaseOptions(cfg)}
 	opt.logger = slog.New(slog.NewTextHandler(stderr, nil))
 	opt.ready = func(addr string) { fmt.Fprintf(stdout, "archivectl serve: http://%s/\n", addr) }
 	if err := serve(ctx, opt); err != nil {
@@ -74,7 +58,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // serveOptions are what serve needs; demo uses it too.
 type serveOptions struct {
 	data, listen, schedule string
-	shardSize              int64
+	release                release.Options // for the daemon; its Logger is set from logger
 	logger                 *slog.Logger
 	ready                  func(addr string) // called once the listener is open
 	now                    func() time.Time  // the lookup's clock (countdowns, calendar); time.Now when nil
@@ -92,7 +76,9 @@ func serve(ctx context.Context, opt serveOptions) error {
 
 	var daemon *release.Daemon
 	if opt.schedule != "" {
-		r := release.New(opt.data, release.Options{ShardSize: opt.shardSize, Logger: log, Software: "archivectl"})
+		ro := opt.release
+		ro.Logger = log
+		r := release.New(opt.data, ro)
 		d, err := release.NewDaemon(r, opt.schedule, time.Now, log)
 		if err != nil {
 			return usageError{err}

@@ -227,7 +227,7 @@ func TestServeBadUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{"bad schedule", []string{"--schedule", "every tuesday"}, 2, "is not a cron spec"},
+		{"bad schedule", []string{"--schedule", "every tuesday"}, 2, "not a cron spec"},
 		{"stray argument", []string{"extra"}, 2, "unexpected argument"},
 		{"unknown flag", []string{"--port", "80"}, 2, "flag provided but not defined"},
 		{"address in use", []string{"--listen", "127.0.0.1:-1"}, 1, "cannot listen on"},

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// loadConfig reads the YAML file at path over the defaults; an empty path means defaults only.
+// The file is read strictly: an unknown key, a value of the wrong type and a value out of range
+// are each an error of one line naming the key and its line.
+func loadConfig(path string) (Config, error) {
+	c := defaultConfig()
+	if path == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return c, fmt.Errorf("config %s does not exist", path)
+		}
+		return c, fmt.Errorf("config: %w", err)
+	}
+	lines, err := decodeConfig(b, &c)
+	if err != nil {
+		return c, fmt.Errorf("config %s %w", path, err)
+	}
+	if ps := c.problems(); len(ps) > 0 {
+		first := slices.MinFunc(ps, func(a, b problem) int { return lines[a.key] - lines[b.key] })
+		return c, fmt.Errorf("config %s line %d: %s", path, lines[first.key], first.in(first.key))
+	}
+	return c, nil
+}
+
+// configError is a config file's mistake at a line.
+type configError struct {
+	line int
+	msg  string
+}
+
+func (e *configError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+// yamlLine finds the line in a syntax error of the YAML parser.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// decodeConfig decodes the YAML document b over c key by key, and returns the line of every
+// key it set ("crawl.delay": 12). A null value keeps the default.
+func decodeConfig(b []byte, c *Config) (map[string]int, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return map[string]int{}, nil // an empty file: the defaults
+		}
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			return nil, &configError{n, "not valid YAML: " + m[2]}
+		}
+		return nil, fmt.Errorf("is not valid YAML: %w", err)
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return nil, &configError{more.Line, "a second YAML document; the config is one mapping of keys"}
+	}
+	lines := map[string]int{}
+	root := doc.Content[0]
+	if root.Tag == "!!null" {
+		return lines, nil
+	}
+	return lines, decodeSection(root, "", reflect.ValueOf(c).Elem(), lines)
+}
+
+// decodeSection decodes the mapping n into the struct v, whose keys are prefix + its yaml tags.
+func decodeSection(n *yaml.Node, prefix string, v reflect.Value, lines map[string]int) error {
+	names, fields := sectionFields(v)
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		what := "the config"
+		if prefix != "" {
+			what = strings.TrimSuffix(prefix, ".")
+		}
+		return &configError{n.Line, fmt.Sprintf("%s takes a mapping of keys, not %s", what, describeNode(n))}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		key := prefix + k.Value
+		f, ok := fields[k.Value]
+		if !ok {
+			return &configError{k.Line, unknownKey(prefix, k.Value, names)}
+		}
+		if first, dup := lines[key]; dup {
+			return &configError{k.Line, fmt.Sprintf("%s is set twice (first at line %d)", key, first)}
+		}
+		lines[key] = k.Line
+		if val.Kind == yaml.AliasNode {
+			val = val.Alias
+		}
+		if val.Tag == "!!null" {
+			continue // "key:" with no value keeps the default
+		}
+		if f.Kind() == reflect.Struct {
+			if err := decodeSection(val, key+".", f, lines); err != nil {
+				return err
+			}
+			continue
+		}
+		if val.Kind != yaml.ScalarNode {
+			return &configError{val.Line, fmt.Sprintf("%s takes %s, not %s", key, wants(f.Type()), describeNode(val))}
+		}
+		if err := val.Decode(f.Addr().Interface()); err != nil {
+			return &configError{val.Line, fmt.Sprintf("%s: %q is not %s", key, val.Value, wants(f.Type()))}
+		}
+	}
+	return nil
+}
+
+// sectionFields lists the keys of a config struct in order, and their fields.
+func sectionFields(v reflect.Value) ([]string, map[string]reflect.Value) {
+	var names []string
+	fields := map[string]reflect.Value{}
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("yaml"), ",")
+		names = append(names, name)
+		fields[name] = v.Field(i)
+	}
+	return names, fields
+}
+
+// wants names what a field of type t takes.
+func wants(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		return "a duration such as 500ms, 30s or 5m"
+	case t.Kind() == reflect.String:
+		return "a string"
+	}
+	return "a whole number"
+}
+
+// describeNode names what a YAML node holds, for an error.
+func describeNode(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// unknownKey says that key is not one of names, suggesting the nearest.
+func unknownKey(prefix, key string, names []string) string {
+	best, dist := "", 3 // a suggestion at most two edits away
+	for _, n := range names {
+		if d := editDistance(key, n); d < dist {
+			best, dist = n, d
+		}
+	}
+	if best != "" {
+		return fmt.Sprintf("unknown key %s%s (did you mean %s%s?)", prefix, key, prefix, best)
+	}
+	where := "the config takes"
+	if prefix != "" {
+		where = strings.TrimSuffix(prefix, ".") + " takes"
+	}
+	return fmt.Sprintf("unknown key %s%s; %s %s", prefix, key, where, strings.Join(names, ", "))
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
