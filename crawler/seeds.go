@@ -34,7 +34,8 @@ func (e *SeedError) Error() string {
 const maxSeedLine = 64 << 10
 
 // ParseSeeds reads one absolute http(s) URL a line; blank lines and lines starting with '#' are
-// ignored. Any invalid line makes the whole file invalid: the error is a *SeedError naming each.
+// ignored, and so is a UTF-8 byte order mark before the first line. Any invalid line makes the
+// whole file invalid: the error is a *SeedError naming each.
 func ParseSeeds(r io.Reader) ([]*url.URL, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), maxSeedLine)
@@ -45,7 +46,11 @@ func ParseSeeds(r io.Reader) ([]*url.URL, error) {
 	)
 	for sc.Scan() {
 		n++
-		line := strings.TrimSpace(sc.Text())
+		line := sc.Text()
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF") // a byte order mark some editors write
+		}
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}

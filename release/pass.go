@@ -80,7 +80,7 @@ func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	r.met.observe(now, s, backlog, err)
 	if err == nil {
 		r.opt.Logger.Info("release pass", "now", now.UTC(), "released", s.Released, "tombstoned", s.Tombstoned,
-			"deferred", s.Deferred, "next", s.Next, "duration", s.Duration)
+			"deferred", s.Deferred, "next", nextTime(s.Next), "duration", s.Duration)
 	}
 	return s, err
 }

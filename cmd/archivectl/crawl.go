@@ -6,7 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"time"
+	"strings"
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/store"
@@ -51,6 +51,10 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "archivectl crawl: %s lists no URL: add one absolute http(s) URL a line\n", positional[0])
 		return 2
 	}
+	if st, err := os.Stat(cfg.Data); err == nil && !st.IsDir() {
+		fmt.Fprintf(stderr, "archivectl crawl: %s is a file, not a data directory; pass --data DIR\n", cfg.Data)
+		return 1
+	}
 	if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: cannot create the data directory: %v\n", err)
 		return 1
@@ -64,9 +68,14 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	cc.Seeds = seeds
 	cc.Log = slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level}))
 	cc.Progress = prog
-	sum, err := crawlStore(ctx, cc, storeOptions(cfg))
+	sum, ran, err := crawlStore(ctx, cc, storeOptions(cfg))
 	prog.stop()
-	sum.WriteTo(stdout)
+	if ran {
+		sum.WriteTo(stdout)
+	}
+	if err == nil {
+		err = nothingCaptured(sum)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
 		return 1
@@ -75,23 +84,44 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return 0
 }
 
+// nothingCaptured is the error of a crawl that finished without a page, this run or an earlier
+// one, while some URL failed or was disallowed by an unreachable robots.txt: the seeds' origins
+// could not be crawled. A crawl whose robots.txt files disallow everything succeeds.
+func nothingCaptured(sum crawler.Summary) error {
+	failed := 0
+	for _, n := range sum.Errors {
+		failed += n
+	}
+	if sum.Pages+sum.Resumed > 0 || failed+sum.Unreachable == 0 {
+		return nil
+	}
+	var why []string
+	if failed > 0 {
+		why = append(why, fmt.Sprintf("%d URL(s) failed (see errors above)", failed))
+	}
+	if sum.Unreachable > 0 {
+		why = append(why, fmt.Sprintf("%d disallowed because their robots.txt answered 429 or 5xx", sum.Unreachable))
+	}
+	return fmt.Errorf("no page was captured: %s; check that the seeds' origins answer, then run again", strings.Join(why, ", "))
+}
+
 // crawlStore runs one crawl of cfg.Seeds into the store of cfg.DataDir, logging to cfg.Log.
 // The crawl takes frontier.db before the store is opened, so that a second crawl of the same
-// directory is told that the crawl is busy. The summary is returned whatever the error.
-func crawlStore(ctx context.Context, cfg crawler.Config, opt store.Options) (crawler.Summary, error) {
-	start := time.Now()
+// directory is told that the crawl is busy. ran is false when the crawl could not start;
+// otherwise the summary is returned whatever the error.
+func crawlStore(ctx context.Context, cfg crawler.Config, opt store.Options) (sum crawler.Summary, ran bool, err error) {
 	opt.Logger = cfg.Log
 	if opt.LockTimeout == 0 {
 		opt.LockTimeout = cfg.LockTimeout // 0 for both: lockfile.DefaultTimeout
 	}
 	cr, err := crawler.Open(cfg)
 	if err != nil {
-		return crawler.Summary{Duration: time.Since(start)}, err
+		return sum, false, err
 	}
 	defer cr.Close()
 	st, err := store.Open(cfg.DataDir, opt)
 	if err != nil {
-		return crawler.Summary{Duration: time.Since(start)}, fmt.Errorf("open the store: %w", err)
+		return sum, false, fmt.Errorf("open the store: %w", err)
 	}
 	defer func() {
 		if err := st.Close(); err != nil {
@@ -101,7 +131,8 @@ func crawlStore(ctx context.Context, cfg crawler.Config, opt store.Options) (cra
 	for _, p := range st.Recovered() {
 		cfg.Log.Warn("the store recovered from an earlier crash", "problem", p.String())
 	}
-	return cr.Run(ctx, crawler.StoreArchive(st))
+	sum, err = cr.Run(ctx, crawler.StoreArchive(st))
+	return sum, true, err
 }
 
 // isTerminal reports whether w is a character device (a terminal) that can draw progress.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -60,6 +61,15 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintln(stderr, "archivectl demo: takes no arguments; see archivectl demo -h")
 		return 2
 	}
+	var ln net.Listener
+	if !noServe { // a busy address fails now, not after the whole demo
+		var err error
+		if ln, err = listen(cfg.Serve.Listen); err != nil {
+			fmt.Fprintf(stderr, "archivectl demo: %v (or --no-serve)\n", err)
+			return 1
+		}
+		defer ln.Close()
+	}
 	if err := freshDemoDir(cfg.Data); err != nil {
 		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
 		return 1
@@ -72,7 +82,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if noServe {
 		return 0
 	}
-	if err := d.serve(ctx); err != nil {
+	if err := d.serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
 		return 1
 	}
@@ -139,7 +149,7 @@ func (d *demo) run(ctx context.Context) error {
 	cc.Seeds = seeds
 	cc.Log = slog.New(slog.DiscardHandler)
 	fmt.Fprintf(d.out, "\n== Crawl: %d seeds, at most one request at a time per origin, %s apart\n", len(seeds), cc.Delay)
-	sum, err := crawlStore(ctx, cc, storeOptions(d.cfg))
+	sum, _, err := crawlStore(ctx, cc, storeOptions(d.cfg))
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)
 	}
@@ -274,13 +284,13 @@ func publicLines(public string) ([]release.Line, error) {
 }
 
 // serve runs the lookup page over the demo's public side until ctx ends, its clock at the last pass.
-func (d *demo) serve(ctx context.Context) error {
+func (d *demo) serve(ctx context.Context, ln net.Listener) error {
 	last := d.last
 	return serve(ctx, serveOptions{
-		data:   d.cfg.Data,
-		listen: d.cfg.Serve.Listen,
-		logger: d.log,
-		now:    func() time.Time { return last },
+		data:     d.cfg.Data,
+		listener: ln,
+		logger:   d.log,
+		now:      func() time.Time { return last },
 		ready: func(addr string) {
 			fmt.Fprintf(d.out, "\n== Lookup page: http://%s/  (its clock stands at the last pass, %s; Ctrl-C stops it)\n",
 				addr, last.Format("2006-01-02 15:04"))

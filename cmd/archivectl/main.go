@@ -37,7 +37,7 @@ commands:
   version           print the version and the VCS commit (also --version)
 
 Every command takes --data DIR (default ./archive-data) and --config FILE.
-Run "archivectl COMMAND -h" for a command's flags.
+Run "archivectl help COMMAND" (or "archivectl COMMAND -h") for a command's flags.
 `
 
 func main() {
@@ -49,6 +49,9 @@ func main() {
 
 // run dispatches to a subcommand.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) >= 2 && args[0] == "help" {
+		args = []string{args[1], "-h"} // "archivectl help crawl" is "archivectl crawl -h"
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, usage)
 		if len(args) == 0 {

@@ -6,12 +6,23 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
 )
+
+// earliestNow bounds --now: no capture, and so no release, is older than 1970.
+var earliestNow = time.Unix(0, 0)
+
+// ahead says how far t is after wall: in minutes up to two days, in days beyond (a
+// time.Duration tops out at 292 years; --now may be in 9999).
+func ahead(t, wall time.Time) string {
+	if d := t.Sub(wall); d < 48*time.Hour {
+		return d.Round(time.Minute).String()
+	}
+	return fmt.Sprintf("%d days", (t.Unix()-wall.Unix())/(24*60*60))
+}
 
 // runRelease runs one release pass at --now (default: the current time) and prints what it did.
 func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -41,15 +52,19 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return 2
 		}
 		now = t.UTC()
+		if now.Before(earliestNow) {
+			fmt.Fprintf(stderr, "archivectl release: --now %s is before 1970, before any capture; give the instant to release as of, e.g. 2026-03-01T12:00:00Z\n", nowFlag)
+			return 2
+		}
 	}
-	if st, err := os.Stat(cfg.Data); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "archivectl release: data directory %s does not exist; crawl into it first or pass --data\n", cfg.Data)
+	if err := releasable(cfg.Data); err != nil {
+		fmt.Fprintf(stderr, "archivectl release: %v\n", err)
 		return 1
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if ahead := now.Sub(time.Now()); ahead > 5*time.Minute {
+	if wall := time.Now(); now.Sub(wall) > 5*time.Minute {
 		logger.Warn("--now is ahead of this machine's clock: captures embargoed until then become public now",
-			"now", now.Format(time.RFC3339), "ahead", ahead.Round(time.Minute).String())
+			"now", now.Format(time.RFC3339), "ahead", ahead(now, wall))
 	}
 	opt := releaseOptions(cfg)
 	opt.Logger = logger

@@ -72,6 +72,11 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			fmt.Fprintf(stderr, "archivectl robots: %v\n", robotsTargetError(err))
 			return 2
 		}
+		if o := targets[i].Origin; o != "" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+			// As for a seed: archivectl crawls only http and https, robots.txt file at hand or not.
+			fmt.Fprintf(stderr, "archivectl robots: invalid URL %q: not an absolute http or https URL; archivectl crawls only those\n", raw)
+			return 2
+		}
 	}
 
 	var rulesFor func(origin string) (*robots.Robots, error)

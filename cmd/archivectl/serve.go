@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
@@ -25,11 +26,13 @@ const shutdownGrace = 30 * time.Second
 // release passes as a daemon. On SIGINT/SIGTERM it finishes the running pass and the open
 // requests, then exits 0.
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var initEmpty bool
 	cfg, pos, code, ok := cli{
 		name:   "serve",
-		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--data DIR] [--config FILE]\n",
+		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--data DIR] [--config FILE]\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
+			fs.BoolVar(&initEmpty, "init", false, "serve a missing or empty data directory as a new, empty archive (a service started before the first crawl)")
 			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
 			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
 		},
@@ -40,6 +43,19 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(pos) > 0 {
 		fmt.Fprintf(stderr, "archivectl serve: unexpected argument %q; see archivectl serve -h\n", pos[0])
 		return 2
+	}
+	if _, err := archiveIn(cfg.Data); err != nil {
+		if !initEmpty || !errors.Is(err, errNoArchive) {
+			if errors.Is(err, errNoArchive) {
+				err = fmt.Errorf("%w, or --init to start an empty archive there", err)
+			}
+			fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
+			return 1
+		}
+		if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
+			fmt.Fprintf(stderr, "archivectl serve: --init: %v\n", err)
+			return 1
+		}
 	}
 	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, release: releaseOptions(cfg)}
 	opt.logger = slog.New(slog.NewTextHandler(stderr, nil))
@@ -55,9 +71,19 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return 0
 }
 
+// listen opens the lookup's address.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %w; choose another --listen", addr, err)
+	}
+	return ln, nil
+}
+
 // serveOptions are what serve needs; demo uses it too.
 type serveOptions struct {
 	data, listen, schedule string
+	listener               net.Listener    // when set, served instead of listening on listen
 	release                release.Options // for the daemon; its Logger is set from logger
 	logger                 *slog.Logger
 	ready                  func(addr string) // called once the listener is open
@@ -95,9 +121,11 @@ func serve(ctx context.Context, opt serveOptions) error {
 	if err != nil {
 		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)
 	}
-	ln, err := net.Listen("tcp", opt.listen)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w; choose another --listen", opt.listen, err)
+	ln := opt.listener
+	if ln == nil {
+		if ln, err = listen(opt.listen); err != nil {
+			return err
+		}
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	if !addr.IP.IsLoopback() {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
@@ -33,7 +32,12 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		fmt.Fprintf(stderr, "archivectl verify: unexpected argument %q; see archivectl verify -h\n", pos[0])
 		return 2
 	}
-	if st, err := os.Stat(layout.Sealed(cfg.Data)); err != nil || !st.IsDir() {
+	found, err := archiveIn(cfg.Data)
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl verify: %v\n", err)
+		return 1
+	}
+	if !found[layout.SealedDir] {
 		fmt.Fprintf(stderr, "archivectl verify: %s holds no sealed repository (no %s/); crawl into it first or pass --data\n", cfg.Data, layout.SealedDir)
 		return 1
 	}
