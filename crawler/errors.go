@@ -61,7 +61,7 @@ const errRobotsUnreachable = "robots-unreachable"
 
 // unanswered reports whether r is unreachable because its fetch got no HTTP answer: a network
 // failure, possibly after redirects, rather than a 429 or 5xx status.
-func unanswered(r *robots.Robots) bool {
+func unanswered(r *robots.File) bool {
 	if r.Availability != robots.Unreachable {
 		return false
 	}
@@ -70,7 +70,7 @@ func unanswered(r *robots.Robots) bool {
 }
 
 // availability names a robots.txt's availability for logs.
-func availability(r *robots.Robots) string {
+func availability(r *robots.File) string {
 	switch r.Availability {
 	case robots.Available:
 		if r.Stale {

@@ -20,7 +20,7 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 	public := map[string]store.Mark{}
 	for _, sub := range []struct {
 		dir   string
-		state store.State
+		state store.CaptureState
 	}{{layout.TombstonesDir, store.Tombstoned}, {layout.ShardsDir, store.Released}} {
 		names, err := filepath.Glob(filepath.Join(layout.Public(dataDir), sub.dir, "*.cdxj"))
 		if err != nil {

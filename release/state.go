@@ -22,7 +22,7 @@ type State struct {
 	Software    string     `json:"software,omitempty"`
 }
 
-// ReadState reads public/state.json under dataDir; a missing file is the zero State.
+// ReadState reads public/state.json under dataDir; a missing file is the zero Status.
 func ReadState(dataDir string) (State, error) {
 	var s State
 	b, err := os.ReadFile(layout.State(dataDir))

@@ -40,8 +40,8 @@ type Cache struct {
 // entry is the cache state of one origin.
 type entry struct {
 	sem         chan struct{} // one slot, held while an origin's state is read or fetched
-	cur         *Robots       // the result in force
-	good        *Robots       // the last Available result, used while unreachable
+	cur         *File         // the result in force
+	good        *File         // the last Available result, used while unreachable
 	unreachable time.Time     // start of the current unreachable spell; zero when reachable
 	validators  Validators    // of the good copy, for a conditional refetch
 }
@@ -86,7 +86,7 @@ func NewCache(fetch FetchFunc, now func() time.Time, opts CacheOptions) *Cache {
 // Get returns the robots.txt in force for origin ("scheme://host[:port]"), fetching it when the
 // cached copy has expired. fresh reports that this call fetched it: the caller archives r.Hops
 // then. err is only ever the context's error.
-func (c *Cache) Get(ctx context.Context, origin string) (r *Robots, fresh bool, err error) {
+func (c *Cache) Get(ctx context.Context, origin string) (r *File, fresh bool, err error) {
 	origin = strings.TrimSuffix(origin, "/")
 	c.mu.Lock()
 	e := c.origins[origin]
@@ -116,8 +116,8 @@ func (c *Cache) Get(ctx context.Context, origin string) (r *Robots, fresh bool, 
 
 // refresh fetches origin's robots.txt, following redirects, and applies the status rules of
 // RFC 9309 §2.3.1 with D10.
-func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.Time) (*Robots, error) {
-	r := &Robots{Origin: origin, FetchedAt: now}
+func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.Time) (*File, error) {
+	r := &File{Origin: origin, FetchedAt: now}
 	target := origin + "/robots.txt"
 	fctx := ctx
 	if e.good != nil && e.validators != (Validators{}) {
@@ -183,7 +183,7 @@ func redirectTarget(f *Fetched) (next, reason string) {
 }
 
 // available settles r as Available or Unavailable with the response's time to live.
-func (c *Cache) available(r *Robots, e *entry, now time.Time, a Availability, h http.Header, reason string) *Robots {
+func (c *Cache) available(r *File, e *entry, now time.Time, a Availability, h http.Header, reason string) *File {
 	r.Availability, r.Reason = a, reason
 	r.Expires = now.Add(c.ttl(h, now))
 	e.unreachable = time.Time{}
@@ -191,7 +191,7 @@ func (c *Cache) available(r *Robots, e *entry, now time.Time, a Availability, h 
 }
 
 // unreachable settles r as Unreachable, using the last good copy when there is one (D10).
-func (c *Cache) unreachable(r *Robots, e *entry, now time.Time, h http.Header, reason string) *Robots {
+func (c *Cache) unreachable(r *File, e *entry, now time.Time, h http.Header, reason string) *File {
 	r.Availability, r.Reason = Unreachable, reason
 	if e.unreachable.IsZero() {
 		e.unreachable = now
