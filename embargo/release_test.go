@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// TestReleaseAt runs SPEC §6.6: Last-Modified is parsed as the crawler would (absent or
-// unparseable ⇒ zero), first-observed comes from the index per (URL, payload digest) (D7).
+// TestReleaseAt runs docs/rules.md#conformance-release-time: Last-Modified is parsed as the crawler would (absent or
+// unparseable ⇒ zero), first-observed comes from the index per (URL, payload digest) (docs/rules.md#d7).
 func TestReleaseAt(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -64,7 +64,7 @@ func TestReleaseAt(t *testing.T) {
 	}
 }
 
-// TestReleasable checks the boundary of D14: releaseAt ≤ now.
+// TestReleasable checks the boundary of docs/rules.md#d14: releaseAt ≤ now.
 func TestReleasable(t *testing.T) {
 	t.Parallel()
 	at := date(2026, time.April, 1, 12, 0, 0)

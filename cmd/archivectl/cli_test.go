@@ -165,6 +165,10 @@ func TestConfigOutOfRange(t *testing.T) {
 		{"the first bad line", "serve:\n  listen: x\ncrawl:\n  concurrency: 0\n", "line 2: invalid serve.listen"},
 		{"wrong type", "crawl:\n  concurrency: lots\n", `line 2: crawl.concurrency: "lots" is not a whole number`},
 		{"unknown key", "crawl: {delai: 1s}\n", "line 1: unknown key crawl.delai (did you mean crawl.delay?)"},
+		{"scope", "crawl:\n  scope: planet\n", `line 2: invalid crawl.scope "planet": use origin, host, domain or prefix`},
+		{"sitemaps", "crawl:\n  sitemaps: some\n", `line 2: invalid crawl.sitemaps "some": use robots, all or off`},
+		{"exclude", "crawl:\n  exclude: ['ftp://h.example/x']\n", `line 2: invalid crawl.exclude "ftp://h.example/x": "ftp://h.example" is not an http(s) origin`},
+		{"resolve", "crawl:\n  resolve:\n    a.test: 10.0.0\n", `line 2: invalid crawl.resolve "a.test: 10.0.0": not an IP address`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -191,6 +195,9 @@ func TestConfigOutOfRange(t *testing.T) {
 		{[]string{"serve", "--schedule", "@every 1500ms"}, `archivectl serve: invalid --schedule "@every 1500ms": @every takes whole seconds`},
 		{[]string{"demo", "--delay", "-5s"}, "archivectl demo: invalid --delay -5s: cannot be negative"},
 		{[]string{"crawl", "--max-pages", "-1", "seeds.txt"}, "archivectl crawl: invalid --max-pages -1: cannot be negative"},
+		{[]string{"crawl", "--scope", "planet", "seeds.txt"}, `archivectl crawl: invalid --scope "planet": use origin, host, domain or prefix`},
+		{[]string{"crawl", "--include", "/ok/", "--include", "news", "seeds.txt"}, `archivectl crawl: invalid --include "news": start it with / (any origin) or http(s)://host/`},
+		{[]string{"crawl", "--sitemaps", "some", "seeds.txt"}, `archivectl crawl: invalid --sitemaps "some": use robots, all or off`},
 	}
 	for _, tc := range flags {
 		data := filepath.Join(t.TempDir(), "data")
@@ -354,7 +361,7 @@ func TestCrawlOutcomes(t *testing.T) {
 func TestHelpCommand(t *testing.T) {
 	t.Parallel()
 	exe := archivectlBinary(t)
-	for _, cmd := range []string{"crawl", "release", "serve", "robots", "verify", "demo", "version"} {
+	for _, cmd := range []string{"crawl", "release", "serve", "robots", "verify", "export", "demo", "version"} {
 		stdout, stderr, code := runCmd(t, exe, "help", cmd)
 		if code != 0 || stdout != "" || !strings.HasPrefix(stderr, "usage: archivectl "+cmd) {
 			t.Errorf("help %s: exit %d, stdout %q, stderr:\n%s", cmd, code, stdout, stderr)

@@ -35,6 +35,14 @@ type CrawlConfig struct {
 	RobotsUnreachableDays int           `yaml:"robots_unreachable_days"` // 0 = keep disallowing an unreachable origin without a cached robots.txt
 	MaxRetryAfter         time.Duration `yaml:"max_retry_after"`         // longest Retry-After honoured; an origin asking more is skipped
 	RetryBackoff          time.Duration `yaml:"retry_backoff"`           // first wait after a network error, doubled at each retry
+
+	Scope         string            `yaml:"scope"`          // origin, host, domain or prefix: the scope of a seed line that names none
+	Include       []string          `yaml:"include"`        // URL patterns (robots.txt syntax) of which a page must match one; none: every page
+	Exclude       []string          `yaml:"exclude"`        // URL patterns that no page nor requisite may match
+	NoRequisites  bool              `yaml:"no_requisites"`  // fetch no embedded resource outside the scope or the depth
+	Sitemaps      string            `yaml:"sitemaps"`       // robots, all or off
+	HeaderEmbargo bool              `yaml:"header_embargo"` // let an Archive-Embargo response field lengthen an embargo (a proposal)
+	Resolve       map[string]string `yaml:"resolve"`        // host name → IP address dialled without a lookup
 }
 
 // StoreConfig holds the sealed repository's options.
@@ -90,6 +98,10 @@ func defaultConfig() Config {
 			RobotsUnreachableDays: d.RobotsUnreachableDays,
 			MaxRetryAfter:         d.MaxRetryAfter,
 			RetryBackoff:          d.RetryBackoff,
+			Scope:                 string(d.Scope),
+			Sitemaps:              string(d.Sitemaps),
+			NoRequisites:          d.NoRequisites,
+			HeaderEmbargo:         d.HeaderEmbargo,
 		},
 		Store:   StoreConfig{MaxFileSize: store.DefaultMaxFileSize, Digest: store.DefaultDigest},
 		Release: ReleaseConfig{ShardSize: release.DefaultShardSize},
@@ -104,7 +116,7 @@ func crawlerConfig(cfg Config) crawler.Config {
 	if ua == "" {
 		ua = defaultUserAgent(cc.Agent, cfg.Contact)
 	}
-	return crawler.Config{
+	c := crawler.Config{
 		DataDir:               cfg.Data,
 		Agent:                 cc.Agent,
 		UserAgent:             ua,
@@ -120,6 +132,8 @@ func crawlerConfig(cfg Config) crawler.Config {
 		RetryBackoff:          cc.RetryBackoff,
 		RobotsUnreachableDays: cc.RobotsUnreachableDays,
 	}
+	reachSettings(cc, &c)
+	return c
 }
 
 // storeOptions are the sealed repository's options that cfg describes.

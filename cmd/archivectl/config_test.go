@@ -58,14 +58,18 @@ func TestCrawlerConfigCarriesEverySetting(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.Data, cfg.Contact = "d", "https://example.com/contact"
 	cfg.Crawl = CrawlConfig{Agent: "bot", UserAgent: "Bot/2", Delay: 1, MaxDelay: 2, Concurrency: 3, MaxPages: 4, MaxDepth: 5,
-		MaxBody: 6, Timeout: 7, Retries: 8, RobotsUnreachableDays: 9, MaxRetryAfter: 10, RetryBackoff: 11}
+		MaxBody: 6, Timeout: 7, Retries: 8, RobotsUnreachableDays: 9, MaxRetryAfter: 10, RetryBackoff: 11,
+		Scope: "Domain", Include: []string{"/news/"}, Exclude: []string{"*.pdf$"}, NoRequisites: true, Sitemaps: "ALL",
+		HeaderEmbargo: true, Resolve: map[string]string{"a.example": "127.0.0.1"}}
 	got := crawlerConfig(cfg)
 	want := crawler.Config{DataDir: "d", Agent: "bot", UserAgent: "Bot/2", Delay: 1, MaxDelay: 2, Concurrency: 3, MaxPages: 4,
-		MaxDepth: 5, MaxBody: 6, Timeout: 7, Retries: 8, RobotsUnreachableDays: 9, MaxRetryAfter: 10, RetryBackoff: 11}
+		MaxDepth: 5, MaxBody: 6, Timeout: 7, Retries: 8, RobotsUnreachableDays: 9, MaxRetryAfter: 10, RetryBackoff: 11,
+		Scope: crawler.ScopeDomain, Include: []string{"/news/"}, Exclude: []string{"*.pdf$"}, NoRequisites: true, Sitemaps: crawler.SitemapsAll,
+		HeaderEmbargo: true, Resolve: map[string]string{"a.example": "127.0.0.1"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("crawlerConfig = %+v\nwant %+v", got, want)
 	}
-	if n := reflect.TypeFor[CrawlConfig]().NumField(); n != 13 {
+	if n := reflect.TypeFor[CrawlConfig]().NumField(); n != 20 {
 		t.Errorf("CrawlConfig has %d fields: give crawlerConfig and this test the new ones", n)
 	}
 
@@ -103,6 +107,16 @@ func TestConfigStrict(t *testing.T) {
 		{"syntax", "crawl:\n  delay: 1s\n delay: 2s\n", "line 2: not valid YAML: did not find expected key"},
 		{"negative delay", "crawl:\n  delay: -1s\n", "line 2: invalid crawl.delay -1s: cannot be negative"},
 		{"bad agent", "crawl:\n  agent: Bot/1\n", `line 2: invalid crawl.agent "Bot/1": not a product token`},
+		{"text for a list", "crawl:\n  include: /news/\n", `line 2: crawl.include takes a list of strings, not "/news/"`},
+		{"mapping in a list", "crawl:\n  exclude:\n    - {a: b}\n", "line 3: crawl.exclude item takes a string, not a mapping"},
+		{"empty list item", "crawl:\n  include:\n    - /a/\n    -\n", "line 4: crawl.include item takes a string, not nothing"},
+		{"text for a switch", "crawl:\n  no_requisites: maybe\n", `line 2: crawl.no_requisites: "maybe" is not true or false`},
+		{"list for the resolve table", "crawl:\n  resolve: [a.test]\n", "line 2: crawl.resolve takes a mapping of strings to strings, not a list"},
+		{"host resolved twice", "crawl:\n  resolve:\n    a.test: 127.0.0.1\n    a.test: 127.0.0.2\n", "line 4: crawl.resolve sets a.test twice (first at line 3)"},
+		{"resolve to nothing", "crawl:\n  resolve:\n    a.test:\n", "line 3: crawl.resolve.a.test takes a string, not nothing"},
+		{"bad scope", "crawl:\n  scope: planet\n", `line 2: invalid crawl.scope "planet": use origin, host, domain or prefix`},
+		{"bad pattern", "crawl:\n  include: [/ok/]\n  exclude: [news]\n", `line 3: invalid crawl.exclude "news": start it with / (any origin) or http(s)://host/`},
+		{"bad resolve address", "crawl:\n  resolve: {a.test: localhost}\n", `line 2: invalid crawl.resolve "a.test: localhost": not an IP address`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -116,6 +130,51 @@ func TestConfigStrict(t *testing.T) {
 			want := "archivectl verify: config " + path + " " + tc.want
 			if code != 2 || !strings.HasPrefix(errb.String(), want) || strings.Count(errb.String(), "\n") != 1 || out.Len() != 0 {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and one line starting %q", code, out.String(), errb.String(), want)
+			}
+		})
+	}
+}
+
+// TestReachSettings: the crawl's reach keys read from a file, in any case and with lists and a
+// table, and the flags over them: a list flag replaces the file's list, a switch can be turned off.
+func TestReachSettings(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "archivectl.yaml")
+	y := "crawl:\n  scope: Domain\n  include: [/news/, 'https://a.example/x*']\n  exclude:\n    - '*.pdf$'\n" +
+		"  no_requisites: true\n  sitemaps: ALL\n  header_embargo: yes\n  resolve:\n    a.example: 127.0.0.1\n"
+	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile := crawler.Config{Scope: crawler.ScopeDomain, Include: []string{"/news/", "https://a.example/x*"}, Exclude: []string{"*.pdf$"},
+		NoRequisites: true, Sitemaps: crawler.SitemapsAll, HeaderEmbargo: true, Resolve: map[string]string{"a.example": "127.0.0.1"}}
+	tests := []struct {
+		name string
+		args []string
+		want func(c *crawler.Config)
+	}{
+		{"the file", nil, func(*crawler.Config) {}},
+		{"flags over it", []string{"--scope", "prefix", "--include", "/a/", "--include", "/b/", "--no-requisites=false", "--sitemaps", "off", "--header-embargo=false"},
+			func(c *crawler.Config) {
+				c.Scope, c.Include, c.NoRequisites, c.Sitemaps, c.HeaderEmbargo = crawler.ScopePrefix, []string{"/a/", "/b/"}, false, crawler.SitemapsOff, false
+			}},
+		{"exclude alone", []string{"--exclude", "/tmp/"}, func(c *crawler.Config) { c.Exclude = []string{"/tmp/"} }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var errb strings.Builder
+			cfg, _, code, ok := cli{name: "crawl", config: true, flags: func(fs *flagSet, c *Config) { reachFlags(fs, &c.Crawl) }}.
+				parse(append([]string{"--config", path}, tc.args...), &errb)
+			if !ok {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			want := fromFile
+			want.Include, want.Exclude = slices.Clone(want.Include), slices.Clone(want.Exclude)
+			tc.want(&want)
+			var got crawler.Config
+			reachSettings(cfg.Crawl, &got)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("reach settings\n got %+v\nwant %+v", got, want)
 			}
 		})
 	}
@@ -175,7 +234,7 @@ func TestFlagsDefaultToConfig(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "archivectl.yaml")
-	os.WriteFile(cfg, []byte("crawl:\n  agent: filebot\n  delay: 7s\n"), 0o644)
+	os.WriteFile(cfg, []byte("crawl:\n  agent: filebot\n  delay: 7s\n  scope: domain\n  include: [/news/, /sport/]\n"), 0o644)
 	robotsTxt := "User-agent: filebot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
 	for _, tc := range []struct {
 		args    []string
@@ -196,7 +255,8 @@ func TestFlagsDefaultToConfig(t *testing.T) {
 	}
 	var out, errb strings.Builder
 	if code := runCrawl(context.Background(), []string{"--config", cfg, "-h"}, nil, &out, &errb); code != 0 ||
-		!strings.Contains(errb.String(), `(default "filebot")`) || !strings.Contains(errb.String(), "(default 7s)") {
+		!strings.Contains(errb.String(), `(default "filebot")`) || !strings.Contains(errb.String(), "(default 7s)") ||
+		!strings.Contains(errb.String(), `(default "domain")`) || !strings.Contains(errb.String(), "(default /news/, /sport/)") {
 		t.Errorf("crawl -h with a config: exit %d\n%s", code, errb.String())
 	}
 	if d := defaultConfig().Crawl.Delay; d != time.Second {

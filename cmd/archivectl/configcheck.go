@@ -89,6 +89,7 @@ func (c *Config) problems() []problem {
 	if atLeast("crawl.robots_unreachable_days", int64(cc.RobotsUnreachableDays), 0); cc.RobotsUnreachableDays > maxUnreachableDays {
 		bad("crawl.robots_unreachable_days", cc.RobotsUnreachableDays, fmt.Sprintf("must be at most %d", maxUnreachableDays))
 	}
+	reachProblems(cc, bad)
 	atLeast("store.max_file_size", c.Store.MaxFileSize, 1)
 	if !store.ValidDigest(c.Store.Digest) {
 		bad("store.digest", c.Store.Digest, "not supported: use sha256 or sha1")

@@ -111,19 +111,81 @@ func decodeSection(n *yaml.Node, prefix string, v reflect.Value, lines map[strin
 		if val.Tag == "!!null" {
 			continue // "key:" with no value keeps the default
 		}
-		if f.Kind() == reflect.Struct {
-			if err := decodeSection(val, key+".", f, lines); err != nil {
-				return err
-			}
-			continue
+		var err error
+		switch f.Kind() {
+		case reflect.Struct:
+			err = decodeSection(val, key+".", f, lines)
+		case reflect.Slice:
+			err = decodeList(val, key, f)
+		case reflect.Map:
+			err = decodeMap(val, key, f)
+		default:
+			err = decodeScalar(val, key, f)
 		}
-		if val.Kind != yaml.ScalarNode {
-			return &configError{val.Line, fmt.Sprintf("%s takes %s, not %s", key, wants(f.Type()), describeNode(val))}
-		}
-		if err := val.Decode(f.Addr().Interface()); err != nil {
-			return &configError{val.Line, fmt.Sprintf("%s: %q is not %s", key, val.Value, wants(f.Type()))}
+		if err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// decodeScalar decodes the scalar n into v, the value of key.
+func decodeScalar(n *yaml.Node, key string, v reflect.Value) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return &configError{n.Line, fmt.Sprintf("%s takes %s, not %s", key, wants(v.Type()), describeNode(n))}
+	}
+	if err := n.Decode(v.Addr().Interface()); err != nil {
+		return &configError{n.Line, fmt.Sprintf("%s: %q is not %s", key, n.Value, wants(v.Type()))}
+	}
+	return nil
+}
+
+// decodeList decodes the sequence n into the slice v, the value of key; an empty one is nil.
+func decodeList(n *yaml.Node, key string, v reflect.Value) error {
+	if n.Kind != yaml.SequenceNode {
+		return &configError{n.Line, fmt.Sprintf("%s takes %s, not %s", key, wants(v.Type()), describeNode(n))}
+	}
+	list := reflect.Zero(v.Type())
+	for _, item := range n.Content {
+		e := reflect.New(v.Type().Elem()).Elem()
+		if err := decodeScalar(item, key+" item", e); err != nil {
+			return err
+		}
+		list = reflect.Append(list, e)
+	}
+	v.Set(list)
+	return nil
+}
+
+// decodeMap decodes the mapping n into the map v, the value of key; an empty one is nil.
+func decodeMap(n *yaml.Node, key string, v reflect.Value) error {
+	if n.Kind != yaml.MappingNode {
+		return &configError{n.Line, fmt.Sprintf("%s takes %s, not %s", key, wants(v.Type()), describeNode(n))}
+	}
+	m := reflect.Zero(v.Type())
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		if err := decodeScalar(kn, key+" name", k); err != nil {
+			return err
+		}
+		if first, dup := seen[kn.Value]; dup {
+			return &configError{kn.Line, fmt.Sprintf("%s sets %s twice (first at line %d)", key, kn.Value, first)}
+		}
+		seen[kn.Value] = kn.Line
+		if err := decodeScalar(vn, key+"."+kn.Value, e); err != nil {
+			return err
+		}
+		if m.IsNil() {
+			m = reflect.MakeMap(v.Type())
+		}
+		m.SetMapIndex(k, e)
+	}
+	v.Set(m)
 	return nil
 }
 
@@ -146,17 +208,25 @@ func wants(t reflect.Type) string {
 		return "a duration such as 500ms, 30s or 5m"
 	case t.Kind() == reflect.String:
 		return "a string"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() == reflect.Slice:
+		return "a list of " + strings.TrimPrefix(wants(t.Elem()), "a ") + "s"
+	case t.Kind() == reflect.Map:
+		return "a mapping of " + strings.TrimPrefix(wants(t.Key()), "a ") + "s to " + strings.TrimPrefix(wants(t.Elem()), "a ") + "s"
 	}
 	return "a whole number"
 }
 
 // describeNode names what a YAML node holds, for an error.
 func describeNode(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
+	switch {
+	case n.Kind == yaml.MappingNode:
 		return "a mapping"
-	case yaml.SequenceNode:
+	case n.Kind == yaml.SequenceNode:
 		return "a list"
+	case n.Tag == "!!null":
+		return "nothing"
 	}
 	return strconv.Quote(n.Value)
 }

@@ -18,7 +18,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var verbose bool
 	cfg, positional, code, ok := cli{
 		name:   "crawl",
-		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--data DIR] [--config FILE] SEEDS\n",
+		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--data DIR] [--config FILE] SEEDS\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against robots.txt groups")
@@ -26,6 +26,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fs.durationKey(&c.Crawl.Delay, "delay", "crawl.delay", "minimum delay between requests to one origin; robots.txt Crawl-delay still applies")
 			fs.intKey(&c.Crawl.MaxPages, "max-pages", "crawl.max_pages", "stop after N pages (0: no limit)")
 			fs.intKey(&c.Crawl.MaxDepth, "max-depth", "crawl.max_depth", "follow links at most N deep from a seed (0: no limit)")
+			reachFlags(fs, &c.Crawl)
 			fs.BoolVar(&verbose, "v", false, "log every decision, not only notable events")
 		},
 	}.parse(args, stderr)
@@ -41,7 +42,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "archivectl crawl: cannot read the seeds file: %v\n", err)
 		return 2
 	}
-	seeds, err := crawler.ParseSeeds(f)
+	seeds, err := crawler.ReadSeeds(f)
 	f.Close()
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: %s: %v\n", positional[0], err)
@@ -65,7 +66,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	prog := newProgress(stderr, isTerminal(stderr))
 	cc := crawlerConfig(cfg)
-	cc.Seeds = seeds
+	cc.ScopedSeeds = seeds
 	cc.Log = slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level}))
 	cc.Progress = prog
 	sum, ran, err := crawlStore(ctx, cc, storeOptions(cfg))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
 	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store/layout"
 )
 
@@ -198,11 +199,11 @@ func (d *demo) table(seen map[string]bool) error {
 	fmt.Fprintln(tw, "  \tORIGIN\tPATH\tRELEASE AT\tSTATUS\tUSAGE")
 	rows := 0
 	for _, l := range lines {
-		if strings.HasSuffix(l.URL, "/robots.txt") || (l.State == release.StateReleased && seen[l.ID]) {
+		if strings.HasSuffix(l.URL, "/robots.txt") || (l.State == public.StateReleased && seen[l.ID]) {
 			continue
 		}
 		what := "tombstone"
-		if l.State == release.StateReleased {
+		if l.State == public.StateReleased {
 			what, seen[l.ID] = "public", true
 		}
 		origin, path := d.split(l.URL)
@@ -242,36 +243,31 @@ func releaseDay(s string) string {
 	return t.Format("2006-01-02 15:04")
 }
 
-// publicLines reads every CDXJ line under public/: each capture once, released over embargoed,
-// ordered by state (public first), then origin and path.
-func publicLines(public string) ([]release.Line, error) {
-	byID := map[string]release.Line{}
-	for _, sub := range []string{layout.ShardsDir, layout.TombstonesDir} {
-		names, _ := filepath.Glob(filepath.Join(public, sub, "*.cdxj"))
-		for _, name := range names {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				return nil, err
+// publicLines reads every CDXJ line under the public directory dir: each capture once, released
+// over embargoed, ordered by state (public first), then origin and path.
+func publicLines(dir string) ([]public.Line, error) {
+	byID := map[string]public.Line{}
+	fsys := os.DirFS(dir)
+	names, err := public.CDXJFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		err := public.ReadCDXJ(fsys, name, func(l public.Line) error {
+			if old, ok := byID[l.ID]; !ok || old.State != public.StateReleased {
+				byID[l.ID] = l
 			}
-			for _, raw := range strings.SplitAfter(string(b), "\n") {
-				if strings.TrimSpace(raw) == "" {
-					continue
-				}
-				l, err := release.ParseLine([]byte(raw))
-				if err != nil {
-					return nil, fmt.Errorf("%s: %w", name, err)
-				}
-				if old, ok := byID[l.ID]; !ok || old.State != release.StateReleased {
-					byID[l.ID] = l
-				}
-			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	lines := make([]release.Line, 0, len(byID))
+	lines := make([]public.Line, 0, len(byID))
 	for _, l := range byID {
 		lines = append(lines, l)
 	}
-	slices.SortFunc(lines, func(a, b release.Line) int {
+	slices.SortFunc(lines, func(a, b public.Line) int {
 		if a.State != b.State {
 			return strings.Compare(b.State, a.State) // "released" before "embargoed"
 		}

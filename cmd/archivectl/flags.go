@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -18,7 +19,8 @@ type cli struct {
 }
 
 // flagSet registers one subcommand's flags. A flag bound to a configuration key (stringKey,
-// durationKey, intKey) writes into the configuration and shows the configured value as its default.
+// durationKey, intKey, boolKey, listKey) writes into the configuration and shows the configured
+// value as its default.
 type flagSet struct {
 	*flag.FlagSet
 	keys map[string]string // configuration key → flag name
@@ -37,6 +39,39 @@ func (fs *flagSet) durationKey(p *time.Duration, name, key, usage string) {
 func (fs *flagSet) intKey(p *int, name, key, usage string) {
 	fs.IntVar(p, name, *p, usage)
 	fs.keys[key] = name
+}
+
+func (fs *flagSet) boolKey(p *bool, name, key, usage string) {
+	fs.BoolVar(p, name, *p, usage)
+	fs.keys[key] = name
+}
+
+// listKey binds a repeatable flag to a list key: its first use replaces the configured list,
+// each further one adds to it.
+func (fs *flagSet) listKey(p *[]string, name, key, usage string) {
+	fs.Var(&listFlag{p: p}, name, usage)
+	fs.keys[key] = name
+}
+
+// listFlag is a repeatable string flag over a list of the configuration.
+type listFlag struct {
+	p   *[]string
+	set bool // given on the command line: the configured list is replaced
+}
+
+func (l *listFlag) String() string {
+	if l == nil || l.p == nil {
+		return ""
+	}
+	return strings.Join(*l.p, ", ")
+}
+
+func (l *listFlag) Set(v string) error {
+	if !l.set {
+		*l.p, l.set = nil, true
+	}
+	*l.p = append(*l.p, v)
+	return nil
 }
 
 // parse reads the command line: flags and positional arguments in any order, everything after

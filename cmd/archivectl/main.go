@@ -21,6 +21,7 @@ var commands = map[string]command{
 	"serve":   runServe,
 	"robots":  runRobots,
 	"verify":  runVerify,
+	"export":  runExport,
 	"demo":    runDemo,
 	"version": runVersion,
 }
@@ -33,6 +34,7 @@ commands:
   serve             serve the lookup API and page (--schedule CRON runs release passes)
   robots URL...     evaluate robots.txt for URLs and print one JSON object per URL
   verify            check sealed and public records against the index
+  export            write the released captures as a WACZ package and/or a CDXJ index
   demo              crawl an embedded demo web, release it over 91 days, serve the result
   version           print the version and the VCS commit (also --version)
 

@@ -24,7 +24,7 @@ used for every URL; without it /robots.txt is fetched from each URL's origin.
 flags:
 `
 
-// robotsResult is one line of output: the contract fields first (DESIGN §5), then the extras.
+// robotsResult is one line of output: the contract fields first (docs/formats.md#robots-json), then the extras.
 type robotsResult struct {
 	URL          string            `json:"url"`
 	Allowed      bool              `json:"allowed"`

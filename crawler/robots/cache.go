@@ -12,21 +12,21 @@ import (
 )
 
 // MaxRedirects is how many consecutive redirects a robots.txt fetch follows; one more makes
-// the file unavailable (RFC 9309 §2.3.1.2, D10).
+// the file unavailable (RFC 9309 §2.3.1.2, docs/rules.md#d10).
 const MaxRedirects = 5
 
 // CacheOptions tune a Cache; zero fields take the defaults.
 type CacheOptions struct {
 	MaxTTL   time.Duration // longest use of a fetched copy (default and ceiling 24 h, RFC 9309 §2.4)
-	MinTTL   time.Duration // floor for no-store, no-cache or max-age=0 (default 60 s, D22)
+	MinTTL   time.Duration // floor for no-store, no-cache or max-age=0 (default 60 s, docs/rules.md#d22)
 	RetryTTL time.Duration // how long an unreachable result stands before the next attempt (default 5 min; Retry-After may lengthen it)
 	// UnreachableAllowAfter treats an origin unreachable for this long, with no cached copy,
-	// as unavailable (allow all). Zero keeps disallowing (D10).
+	// as unavailable (allow all). Zero keeps disallowing (docs/rules.md#d10).
 	UnreachableAllowAfter time.Duration
 	Limit                 int64 // body bytes read per exchange (default MaxBytes+1, so that a cut line can be told apart)
 }
 
-// Cache holds the robots.txt of each origin for its time to live (D22); safe for concurrent use.
+// Cache holds the robots.txt of each origin for its time to live (docs/rules.md#d22); safe for concurrent use.
 // One fetch per origin runs at a time; concurrent callers wait for it.
 type Cache struct {
 	fetch FetchFunc
@@ -48,7 +48,7 @@ type entry struct {
 
 // Validators are the cache validators of the robots.txt copy a Cache holds. The Cache hands
 // them to its FetchFunc through the context; a FetchFunc that sends them as If-None-Match and
-// If-Modified-Since (as HTTPFetch does) lets an unchanged file cost a 304 (D22).
+// If-Modified-Since (as HTTPFetch does) lets an unchanged file cost a 304 (docs/rules.md#d22).
 type Validators struct {
 	ETag         string
 	LastModified string
@@ -115,7 +115,7 @@ func (c *Cache) Get(ctx context.Context, origin string) (r *File, fresh bool, er
 }
 
 // refresh fetches origin's robots.txt, following redirects, and applies the status rules of
-// RFC 9309 §2.3.1 with D10.
+// RFC 9309 §2.3.1 with docs/rules.md#d10.
 func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.Time) (*File, error) {
 	r := &File{Origin: origin, FetchedAt: now}
 	target := origin + "/robots.txt"
@@ -190,7 +190,7 @@ func (c *Cache) available(r *File, e *entry, now time.Time, a Availability, h ht
 	return r
 }
 
-// unreachable settles r as Unreachable, using the last good copy when there is one (D10).
+// unreachable settles r as Unreachable, using the last good copy when there is one (docs/rules.md#d10).
 func (c *Cache) unreachable(r *File, e *entry, now time.Time, h http.Header, reason string) *File {
 	r.Availability, r.Reason = Unreachable, reason
 	if e.unreachable.IsZero() {
@@ -212,7 +212,7 @@ func (c *Cache) unreachable(r *File, e *entry, now time.Time, h http.Header, rea
 	return r
 }
 
-// ttl is min(MaxTTL, the HTTP freshness lifetime) with the MinTTL floor (D22).
+// ttl is min(MaxTTL, the HTTP freshness lifetime) with the MinTTL floor (docs/rules.md#d22).
 func (c *Cache) ttl(h http.Header, now time.Time) time.Duration {
 	d, ok := freshness(h, now)
 	if !ok {

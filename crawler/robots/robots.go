@@ -70,7 +70,7 @@ func (r *File) EvaluatePath(agent, pathQuery string) Decision {
 
 // PathQuery is the path-and-query of u: the path as it was written when u was parsed (else
 // its escaped form; "/" when empty) and "?query" when there is one; scheme, authority and
-// fragment are dropped. Evaluation normalises it (D4), so the written and the escaped form of
+// fragment are dropped. Evaluation normalises it (docs/rules.md#d4), so the written and the escaped form of
 // a path evaluate alike.
 func PathQuery(u *url.URL) string {
 	p := u.EscapedPath()

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // Input limits.
@@ -112,7 +112,7 @@ func parseQuery(r *http.Request) (query, error) {
 	if !strings.Contains(q.raw, "://") {
 		q.raw = "https://" + q.raw // what a person types into the search box
 	}
-	key, err := store.SURT(q.raw)
+	key, err := surt.Key(q.raw)
 	if err != nil {
 		return q, fmt.Errorf("%q is not an absolute http(s) URL; give one like https://example.com/page", q.raw)
 	}
@@ -248,7 +248,7 @@ type dayJSON struct {
 func (s *Server) handleCalendarJSON(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	out := calendarJSON{Generation: ix.generation, Released: ix.released, Embargoed: ix.embargoed, Days: []dayJSON{}}
-	if t := ix.state.LastPass; t != nil && !t.IsZero() {
+	if t := ix.state.LastPass; !t.IsZero() {
 		out.LastPass = t.UTC().Format(time.RFC3339)
 	}
 	if t := ix.state.NextRelease; t != nil {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // fixture writes a public/ directory the way the releaser lays it out: shards with gzip members
@@ -35,9 +35,9 @@ func newFixture(t testing.TB) *fixture {
 }
 
 // add writes one CDXJ line for c into file (relative to public/).
-func (f *fixture) add(file string, c release.CDXJ) {
+func (f *fixture) add(file string, c public.CDXJ) {
 	f.t.Helper()
-	key, err := store.SURT(c.URL)
+	key, err := surt.Key(c.URL)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func (f *fixture) add(file string, c release.CDXJ) {
 }
 
 // tombstone adds an embargoed capture.
-func (f *fixture) tombstone(c release.CDXJ) {
+func (f *fixture) tombstone(c public.CDXJ) {
 	name := fmt.Sprintf("tombstones/TOMBSTONES-20261129000000-%05d", f.serial)
 	c.State = "embargoed"
 	c.Filename, c.Offset, c.Length = name+".warc.gz", 0, 100
@@ -61,7 +61,7 @@ func (f *fixture) tombstone(c release.CDXJ) {
 }
 
 // release adds a released capture whose response record carries body; it returns the line written.
-func (f *fixture) release(c release.CDXJ, contentType, body string) release.CDXJ {
+func (f *fixture) release(c public.CDXJ, contentType, body string) public.CDXJ {
 	f.t.Helper()
 	name := fmt.Sprintf("shards/PUBLIC-20261129000000-%05d", f.serial)
 	shard := name + ".warc.gz"
@@ -134,36 +134,36 @@ var testNow = time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)
 // a released capture that also has a tombstone line, a revisit, and a tree of pages for prefix queries.
 func standard(t testing.TB) *fixture {
 	f := newFixture(t)
-	f.tombstone(release.CDXJ{
+	f.tombstone(public.CDXJ{
 		URL: "https://example.com/a", Mime: "text/html", Status: 200, Digest: "sha256:aaaa", ID: "<urn:uuid:a2>",
 		Time: "2026-11-29T20:00:00Z", ReleaseAt: "2027-02-27T20:00:00Z", Usage: []string{"train-ai=n"},
 		Headers: [][2]string{{"Content-Type", "text/html"}, {"Last-Modified", "Sun, 29 Nov 2026 19:00:00 GMT"}},
 	})
-	f.release(release.CDXJ{
+	f.release(public.CDXJ{
 		URL: "https://example.com/a", Mime: "text/html", Status: 200, Digest: "sha256:bbbb", ID: "<urn:uuid:a1>",
 		Time: "2026-08-01T10:00:00Z", ReleaseAt: "2026-08-08T10:00:00Z", Usage: []string{"train-ai=y", "search=y"},
 	}, "text/html", "<p>old version of a</p>")
 	// One capture with a tombstone line from an earlier pass and now a released line.
-	f.tombstone(release.CDXJ{
+	f.tombstone(public.CDXJ{
 		URL: "https://example.com/b", Mime: "text/plain", Status: 200, Digest: "sha256:cccc", ID: "<urn:uuid:b1>",
 		Time: "2026-10-01T00:00:00Z", ReleaseAt: "2026-10-08T00:00:00Z",
 		Headers: [][2]string{{"Content-Type", "text/plain"}},
 	})
-	f.release(release.CDXJ{
+	f.release(public.CDXJ{
 		URL: "https://example.com/b", Mime: "text/plain", Status: 200, Digest: "sha256:cccc", ID: "<urn:uuid:b1>",
 		Time: "2026-10-01T00:00:00Z", ReleaseAt: "2026-10-08T00:00:00Z",
 	}, "text/plain", "b body")
-	f.release(release.CDXJ{
+	f.release(public.CDXJ{
 		URL: "https://example.com/b", Mime: "text/plain", Status: 200, Digest: "sha256:cccc", ID: "<urn:uuid:b2>",
 		Time: "2026-10-02T00:00:00Z", ReleaseAt: "2026-10-09T00:00:00Z", Revisit: true, RefersTo: "<urn:uuid:b1>",
 	}, "text/plain", "")
 	for i := range 25 {
-		f.tombstone(release.CDXJ{
+		f.tombstone(public.CDXJ{
 			URL: fmt.Sprintf("https://example.com/tree/p%02d", i), Status: 200, Digest: "sha256:dd", ID: fmt.Sprintf("<urn:uuid:t%d>", i),
 			Time: "2026-11-20T00:00:00Z", ReleaseAt: fmt.Sprintf("2026-12-%02dT12:00:00Z", 1+i%5),
 		})
 	}
-	f.tombstone(release.CDXJ{
+	f.tombstone(public.CDXJ{
 		URL: "https://example.com/treehouse", Status: 200, Digest: "sha256:ee", ID: "<urn:uuid:th>",
 		Time: "2026-11-20T00:00:00Z", ReleaseAt: "2026-12-20T00:00:00Z",
 	})

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/archivectl/archivectl/release/public"
 )
 
 //go:embed templates/page.html
@@ -52,7 +54,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	now := s.now()
 	d := pageData{Released: ix.released, Embargoed: ix.embargoed, Generation: ix.generation, Now: now.UTC().Format(time.RFC3339)}
-	if t := ix.state.LastPass; t != nil && !t.IsZero() {
+	if t := ix.state.LastPass; !t.IsZero() {
 		d.LastPass = t.UTC().Format(time.RFC3339)
 	}
 	code := http.StatusOK
@@ -94,7 +96,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 // toPage renders one capture for the page.
 func toPage(c *capture, now time.Time) pageCapture {
 	p := pageCapture{
-		URL: c.url(), Timestamp: humanTime(c.time), State: stateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
+		URL: c.url(), Timestamp: humanTime(c.time), State: public.StateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
 		Digest: c.digest(), Mime: c.mime, Status: int(c.status), Released: c.released, Revisit: c.revisit,
 		Usage: usageInWords(c.usage), RawUsage: c.usage,
 	}
@@ -103,7 +105,7 @@ func toPage(c *capture, now time.Time) pageCapture {
 	}
 	ts := time.Unix(0, c.time).UTC().Format("20060102150405")
 	if c.released {
-		p.State, p.Countdown = stateReleased, "released"
+		p.State, p.Countdown = public.StateReleased, "released"
 		p.RecordLink = "/api/v1/record?url=" + template.URLQueryEscaper(c.url()) + "&timestamp=" + ts
 		p.PayloadLink = p.RecordLink + "&format=payload"
 	} else {

@@ -1,4 +1,4 @@
-package lookup
+package public
 
 import (
 	"bytes"
@@ -9,39 +9,41 @@ import (
 )
 
 // stringField is where the value of a string-valued key goes.
-func (f *fields) stringField(key string) *[]byte {
+func (f *Fields) stringField(key string) *[]byte {
 	switch key {
 	case "url":
-		return &f.url
+		return &f.URL
 	case "mime":
-		return &f.mime
+		return &f.Mime
 	case "digest":
-		return &f.digest
+		return &f.Digest
 	case "filename":
-		return &f.filename
+		return &f.Filename
 	case "release_at":
-		return &f.releaseAt
+		return &f.ReleaseAt
 	case "state":
-		return &f.state
+		return &f.State
+	case "refers_to":
+		return &f.RefersTo
 	}
-	return &f.time
+	return &f.Time
 }
 
 // intField is where the value of an integer-valued key goes.
-func (f *fields) intField(key string) *int64 {
+func (f *Fields) intField(key string) *int64 {
 	switch key {
 	case "status":
-		return &f.status
+		return &f.Status
 	case "length":
-		return &f.length
+		return &f.Length
 	}
-	return &f.offset
+	return &f.Offset
 }
 
-// fastFields decodes the JSON block exactly as json.Marshal writes release.CDXJ: no whitespace,
+// fastFields decodes the JSON block exactly as json.Marshal writes CDXJ: no whitespace,
 // known keys, plain strings, integers. ok is false for anything else, and the caller falls back
 // to encoding/json, so both paths agree on every input (FuzzFastFields checks it).
-func fastFields(b []byte) (f fields, ok bool) {
+func fastFields(b []byte) (f Fields, ok bool) {
 	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
 		return f, false
 	}
@@ -68,8 +70,8 @@ func fastFields(b []byte) (f fields, ok bool) {
 			if end < 0 || b[i] != '"' {
 				return f, false
 			}
-			f.id, f.idEscaped, i = b[i+1:end-1], esc, end
-		case "url", "mime", "digest", "filename", "release_at", "state", "time":
+			f.ID, f.IDEscaped, i = b[i+1:end-1], esc, end
+		case "url", "mime", "digest", "filename", "release_at", "state", "time", "refers_to":
 			s, next, ok := readString(b, i)
 			if !ok {
 				return f, false
@@ -84,9 +86,9 @@ func fastFields(b []byte) (f fields, ok bool) {
 		case "revisit":
 			switch {
 			case bytes.HasPrefix(b[i:], []byte("true")):
-				f.revisit, i = true, i+4
+				f.Revisit, i = true, i+4
 			case bytes.HasPrefix(b[i:], []byte("false")):
-				f.revisit, i = false, i+5
+				f.Revisit, i = false, i+5
 			default:
 				return f, false
 			}
@@ -95,13 +97,13 @@ func fastFields(b []byte) (f fields, ok bool) {
 			if !ok {
 				return f, false
 			}
-			f.usage, i = b[i:next], next
+			f.Usage, i = b[i:next], next
 		case "headers":
 			next, ok := skipPairs(b, i)
 			if !ok {
 				return f, false
 			}
-			f.headers, i = b[i:next], next
+			f.Headers, i = b[i:next], next
 		default:
 			if foldsToKnown(key) || b[i] != '"' { // encoding/json matches keys case-insensitively
 				return f, false
@@ -131,7 +133,7 @@ func fastFields(b []byte) (f fields, ok bool) {
 
 // known are the JSON names fastFields reads.
 var known = []string{"url", "mime", "status", "digest", "length", "offset", "filename", "usage",
-	"release_at", "id", "state", "time", "headers", "revisit"}
+	"release_at", "id", "state", "time", "headers", "revisit", "refers_to"}
 
 // foldsToKnown reports whether an unknown key would still match a known field in encoding/json.
 func foldsToKnown(key []byte) bool {

@@ -1,4 +1,4 @@
-package release
+package public
 
 import (
 	"bytes"
@@ -23,7 +23,11 @@ func TestFormatParseLine(t *testing.T) {
 			ID: "<urn:uuid:1>", State: StateReleased, Time: "2026-11-29T20:00:00.000000005Z"}, "com,example)/a 20261129200000 {"},
 		{"tombstone with headers and usage", "com,example)/b?x=1", CDXJ{URL: "https://example.com/b?x=1", Status: 404, Digest: "sha256:cd",
 			Filename: "tombstones/T.warc.gz", ReleaseAt: "2027-02-27T20:00:00Z", ID: "<urn:uuid:2>", State: StateEmbargoed,
-			Headers: [][2]string{{"Content-Type", "text/html"}}, Usage: []string{"train-ai=n"}}, "com,example)/b?x=1 20261129200000 {"},
+			Time: "2026-11-29T20:00:00Z", Headers: [][2]string{{"Content-Type", "text/html"}}, Usage: []string{"train-ai=n"}},
+			"com,example)/b?x=1 20261129200000 {"},
+		{"revisit with an escaped id", "com,example)/c", CDXJ{URL: "https://example.com/c?a=\"b\"", Status: 200, Digest: "sha256:ef",
+			Length: 1, Offset: 2, Filename: "shards/P.warc.gz", ReleaseAt: "2026-12-06T20:00:00Z", ID: "<urn:uuid:é>",
+			State: StateReleased, Time: "2026-11-29T20:00:00Z", Revisit: true, RefersTo: "<urn:uuid:0>"}, "com,example)/c 20261129200000 {"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,6 +52,10 @@ func TestFormatParseLine(t *testing.T) {
 
 func TestParseLineRejects(t *testing.T) {
 	t.Parallel()
+	const valid = `{"url":"u","state":"released","time":"2026-11-29T20:00:00Z","release_at":"2026-11-29T20:00:00Z"}`
+	if _, err := ParseLine([]byte(`com,example)/ 20261129200000 ` + valid)); err != nil {
+		t.Fatalf("the valid block is refused: %v", err)
+	}
 	tests := []struct{ name, line string }{
 		{"empty", ""},
 		{"no timestamp", "com,example)/ {}"},
@@ -55,6 +63,14 @@ func TestParseLineRejects(t *testing.T) {
 		{"letters in timestamp", `com,example)/ 2026112920000x {"state":"released"}`},
 		{"not JSON", "com,example)/ 20261129200000 nope"},
 		{"unknown state", `com,example)/ 20261129200000 {"state":"hidden"}`},
+		{"space in the key", `com,example)/a?q=a b 20261129200000 ` + valid},
+		{"two spaces before the block", `com,example)/ 20261129200000  ` + valid},
+		{"no url", `com,example)/ 20261129200000 {"state":"released","time":"2026-11-29T20:00:00Z","release_at":"2026-11-29T20:00:00Z"}`},
+		{"bad time", `com,example)/ 20261129200000 {"url":"u","state":"released","time":"yesterday","release_at":"2026-11-29T20:00:00Z"}`},
+		{"status out of range", `com,example)/ 20261129200000 {"url":"u","status":1000,"state":"released","time":"2026-11-29T20:00:00Z","release_at":"2026-11-29T20:00:00Z"}`},
+		{"negative offset", `com,example)/ 20261129200000 {"url":"u","offset":-1,"state":"released","time":"2026-11-29T20:00:00Z","release_at":"2026-11-29T20:00:00Z"}`},
+		{"headers not pairs", `com,example)/ 20261129200000 {"url":"u","headers":{"a":1},"state":"released","time":"2026-11-29T20:00:00Z","release_at":"2026-11-29T20:00:00Z"}`},
+		{"usage not strings", `com,example)/ 20261129200000 {"url":"u","usage":[1],"state":"released","time":"2026-11-29T20:00:00Z","release_at":"2026-11-29T20:00:00Z"}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,7 +105,7 @@ func FuzzParseLine(f *testing.F) {
 		if err != nil {
 			return
 		}
-		at, err := time.Parse(timestamp14, l.Timestamp)
+		at, err := time.Parse(Timestamp14, l.Timestamp)
 		if err != nil {
 			return
 		}

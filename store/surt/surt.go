@@ -1,4 +1,7 @@
-package store
+// Package surt computes SURT keys (Sort-friendly URI Reordering Transform), the sort key of the
+// sealed index and of the public CDXJ. It uses the standard library only, so that the lookup
+// service can compute keys without linking the store.
+package surt
 
 import (
 	"fmt"
@@ -8,11 +11,11 @@ import (
 	"strings"
 )
 
-// SURT returns the Sort-friendly URI Reordering Transform key of a URL, as CDX servers use:
+// Key returns the Sort-friendly URI Reordering Transform key of a URL, as CDX servers use:
 // host reversed and comma-separated, then ")" and the path and query, e.g. "com,example)/a/b?x=1".
 // Variants of one URL share a key: scheme, "www." prefixes, default ports, case, fragment,
 // a trailing slash and the order of query parameters do not count.
-func SURT(raw string) (string, error) {
+func Key(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return "", fmt.Errorf("surt: %w", err)

@@ -1,11 +1,11 @@
-package store
+package surt
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestSURT(t *testing.T) {
+func TestKey(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, in, want string
@@ -30,44 +30,45 @@ func TestSURT(t *testing.T) {
 		{"trailing dot", "https://example.com./a", "com,example)/a"},
 		{"escaped path kept escaped", "https://example.com/a%20b", "com,example)/a%20b"},
 		{"surrounding space", "  https://example.com/a  ", "com,example)/a"},
+		{"raw space in the query kept", "https://example.com/a?q=a b", "com,example)/a?q=a b"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := SURT(tc.in)
+			got, err := Key(tc.in)
 			if err != nil || got != tc.want {
-				t.Errorf("SURT(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+				t.Errorf("Key(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 			}
 		})
 	}
 }
 
-func TestSURTRejects(t *testing.T) {
+func TestKeyRejects(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"", "example.com/a", "ftp://example.com/", "mailto:a@example.com", "https:///path", "http://%zz/"} {
 		t.Run(in, func(t *testing.T) {
 			t.Parallel()
-			if got, err := SURT(in); err == nil {
-				t.Errorf("SURT(%q) = %q, want an error", in, got)
+			if got, err := Key(in); err == nil {
+				t.Errorf("Key(%q) = %q, want an error", in, got)
 			}
 		})
 	}
 }
 
-func FuzzSURT(f *testing.F) {
+func FuzzKey(f *testing.F) {
 	for _, s := range []string{"https://example.com/a?b=1&a=2", "http://www.example.com:8080/", "http://[::1]/x", "https://Example.COM./A/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		k, err := SURT(in)
+		k, err := Key(in)
 		if err != nil {
 			return
 		}
 		if !strings.Contains(k, ")") || strings.ContainsRune(k, 0) {
-			t.Fatalf("SURT(%q) = %q: no ')' or a NUL (the index uses NUL as separator)", in, k)
+			t.Fatalf("Key(%q) = %q: no ')' or a NUL (the index uses NUL as separator)", in, k)
 		}
-		if k2, err := SURT(in); err != nil || k2 != k {
-			t.Fatalf("SURT(%q) not deterministic: %q vs %q", in, k, k2)
+		if k2, err := Key(in); err != nil || k2 != k {
+			t.Fatalf("Key(%q) not deterministic: %q vs %q", in, k, k2)
 		}
 	})
 }

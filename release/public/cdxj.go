@@ -1,9 +1,8 @@
-package release
+package public
 
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -34,9 +33,6 @@ const (
 	StateEmbargoed = "embargoed"
 )
 
-// timestamp14 is the CDXJ key's timestamp layout.
-const timestamp14 = "20060102150405"
-
 // Line is one parsed CDXJ line: its sort key (SURT and 14-digit timestamp) and JSON block.
 type Line struct {
 	SURT      string
@@ -56,35 +52,46 @@ func FormatLine(surt string, t time.Time, c CDXJ) ([]byte, error) {
 	b := make([]byte, 0, len(surt)+len(js)+17)
 	b = append(b, surt...)
 	b = append(b, ' ')
-	b = t.UTC().AppendFormat(b, timestamp14)
+	b = t.UTC().AppendFormat(b, Timestamp14)
 	b = append(b, ' ')
 	b = append(b, js...)
 	return append(b, '\n'), nil
 }
 
-// ParseLine reads one CDXJ line (with or without its newline).
+// ParseLine reads one CDXJ line (with or without its newline) with Parse and returns it as strings.
 func ParseLine(line []byte) (Line, error) {
-	line = bytes.TrimSuffix(line, []byte("\n"))
-	surt, rest, ok := bytes.Cut(line, []byte(" "))
-	if !ok || len(surt) == 0 {
-		return Line{}, errors.New("cdxj: no SURT key")
-	}
-	ts, js, ok := bytes.Cut(rest, []byte(" "))
-	if !ok || len(ts) != len(timestamp14) {
-		return Line{}, fmt.Errorf("cdxj: timestamp %q is not 14 digits", ts)
-	}
-	for _, c := range ts {
-		if c < '0' || c > '9' {
-			return Line{}, fmt.Errorf("cdxj: timestamp %q is not 14 digits", ts)
-		}
-	}
-	var l Line
-	if err := json.Unmarshal(js, &l.CDXJ); err != nil {
+	r, err := Parse(line)
+	if err != nil {
 		return Line{}, fmt.Errorf("cdxj: %w", err)
 	}
-	if l.State != StateReleased && l.State != StateEmbargoed {
-		return Line{}, fmt.Errorf("cdxj: unknown state %q", l.State)
+	l, err := r.Line()
+	if err != nil {
+		return Line{}, fmt.Errorf("cdxj: %w", err)
 	}
-	l.SURT, l.Timestamp = string(surt), string(ts)
+	return l, nil
+}
+
+// Line returns the parsed line with its fields as strings and lists.
+func (r *Raw) Line() (Line, error) {
+	f := &r.Block
+	id, err := f.AppendID(nil)
+	if err != nil {
+		return Line{}, err
+	}
+	l := Line{SURT: string(r.Key), Timestamp: string(r.Timestamp), CDXJ: CDXJ{
+		URL: string(f.URL), Mime: string(f.Mime), Status: int(f.Status), Digest: string(f.Digest),
+		Length: f.Length, Offset: f.Offset, Filename: string(f.Filename), ReleaseAt: string(f.ReleaseAt),
+		ID: string(id), State: string(f.State), Time: string(f.Time), Revisit: f.Revisit, RefersTo: string(f.RefersTo),
+	}}
+	if f.Usage != nil {
+		if err := json.Unmarshal(f.Usage, &l.Usage); err != nil {
+			return Line{}, fmt.Errorf("usage: %w", err)
+		}
+	}
+	if f.Headers != nil {
+		if err := json.Unmarshal(f.Headers, &l.Headers); err != nil {
+			return Line{}, fmt.Errorf("headers: %w", err)
+		}
+	}
 	return l, nil
 }
