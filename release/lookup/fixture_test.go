@@ -3,6 +3,8 @@ package lookup
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -63,6 +65,12 @@ func (f *fixture) tombstone(c public.CDXJ) {
 // release adds a released capture whose response record carries body; it returns the line written.
 func (f *fixture) release(c public.CDXJ, contentType, body string) public.CDXJ {
 	f.t.Helper()
+	return f.releaseMember(c, gzipped(warcRecord(c, contentType, body)))
+}
+
+// releaseMember adds a released capture whose record is the gzip member given, as it is.
+func (f *fixture) releaseMember(c public.CDXJ, member []byte) public.CDXJ {
+	f.t.Helper()
 	name := fmt.Sprintf("shards/PUBLIC-20261129000000-%05d", f.serial)
 	shard := name + ".warc.gz"
 	buf := f.shards[shard]
@@ -71,20 +79,40 @@ func (f *fixture) release(c public.CDXJ, contentType, body string) public.CDXJ {
 		f.shards[shard] = buf
 	}
 	c.State, c.Filename, c.Offset = "released", shard, int64(buf.Len())
-	http := "HTTP/1.1 200 OK\r\nContent-Type: " + contentType + "\r\nContent-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n" + body
-	typ := "response"
-	if c.Revisit {
-		typ, http = "revisit", "HTTP/1.1 200 OK\r\nContent-Type: "+contentType+"\r\n\r\n"
+	buf.Write(member)
+	if c.Length == 0 {
+		c.Length = int64(len(member))
 	}
-	rec := "WARC/1.1\r\nWARC-Type: " + typ + "\r\nWARC-Record-ID: " + c.ID + "\r\nWARC-Target-URI: " + c.URL +
-		"\r\nWARC-Date: " + c.Time + "\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: " +
-		fmt.Sprint(len(http)) + "\r\n\r\n" + http + "\r\n\r\n"
-	zw := gzip.NewWriter(buf)
-	zw.Write([]byte(rec))
-	zw.Close()
-	c.Length = int64(buf.Len()) - c.Offset
 	f.add(name+".cdxj", c)
 	return c
+}
+
+// warcRecord is the uncompressed response (or revisit) record of c, with its digests.
+func warcRecord(c public.CDXJ, contentType, body string) string {
+	http := "HTTP/1.1 200 OK\r\nContent-Type: " + contentType + "\r\nContent-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n" + body
+	typ, payload := "response", sha256sum(body)
+	if c.Revisit {
+		typ, http, payload = "revisit", "HTTP/1.1 200 OK\r\nContent-Type: "+contentType+"\r\n\r\n", c.Digest
+	}
+	return "WARC/1.1\r\nWARC-Type: " + typ + "\r\nWARC-Record-ID: " + c.ID + "\r\nWARC-Target-URI: " + c.URL +
+		"\r\nWARC-Date: " + c.Time + "\r\nContent-Type: application/http;msgtype=response\r\nWARC-Block-Digest: " +
+		sha256sum(http) + "\r\nWARC-Payload-Digest: " + payload + "\r\nContent-Length: " +
+		fmt.Sprint(len(http)) + "\r\n\r\n" + http + "\r\n\r\n"
+}
+
+// gzipped is s as one gzip member.
+func gzipped(s string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	zw.Close()
+	return b.Bytes()
+}
+
+// sha256sum is the WARC digest of s as the store writes it by default.
+func sha256sum(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // commit writes every file, byte-sorted CDXJ, and state.json with the next generation.

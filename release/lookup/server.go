@@ -48,7 +48,13 @@ type Server struct {
 	stamp   stamp      // of the state.json the current index was loaded under
 	metrics *metrics
 	handler http.Handler
+	// Records whose answer is at most maxVerified bytes are verified before the status line.
+	maxVerified int
+	damaged     prometheus.Counter // records refused or cut off because they failed a check
 }
+
+// maxVerified is how much of a record answer is held until the record is verified.
+const maxVerified = 8 << 20
 
 // Open returns a Server over the public directory dir, with its index loaded. dir is opened as
 // an os.Root, so no name in an index can reach outside it; it may not exist yet (nothing has
@@ -59,7 +65,7 @@ func Open(dir string, opt Options) (*Server, error) {
 
 // New returns a Server over the public directory fsys, with its index loaded.
 func New(fsys fs.FS, opt Options) (*Server, error) {
-	s := &Server{fsys: fsys, opt: opt, log: opt.Logger, now: opt.Now}
+	s := &Server{fsys: fsys, opt: opt, log: opt.Logger, now: opt.Now, maxVerified: maxVerified}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -74,6 +80,15 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	s.damaged = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "archivectl_lookup_damaged_records_total",
+		Help: "Released records refused (500) or cut off mid-answer because they failed their gzip or digest checks.",
+	})
+	if opt.Registerer != nil {
+		if err := opt.Registerer.Register(s.damaged); err != nil {
+			return nil, fmt.Errorf("register lookup metrics: %w", err)
+		}
+	}
 	s.ix.Store(&index{})
 	if _, err := s.Refresh(); err != nil {
 		return nil, err
