@@ -105,6 +105,7 @@ func serve(ctx context.Context, opt serveOptions) error {
 
 	srv, err := lookup.Open(layout.Public(opt.data), lookup.Options{
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		ReleaseMetrics: daemon == nil, // without a daemon here, the release metrics come from state.json
 	})
 	if err != nil {
 		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)

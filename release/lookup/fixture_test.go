@@ -27,7 +27,8 @@ type fixture struct {
 	cdxj   map[string][]string
 	shards map[string]*bytes.Buffer
 	gen    int
-	serial int // of the file names written to: a new serial is a new pass's files
+	log    []public.LogEntry // release-log.jsonl, one entry per released capture
+	serial int               // of the file names written to: a new serial is a new pass's files
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -84,6 +85,9 @@ func (f *fixture) releaseMember(c public.CDXJ, member []byte) public.CDXJ {
 		c.Length = int64(len(member))
 	}
 	f.add(name+".cdxj", c)
+	releaseAt, _ := time.Parse(time.RFC3339, c.ReleaseAt)
+	f.log = append(f.log, public.LogEntry{Pass: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), Event: public.EventReleased,
+		ID: c.ID, URL: c.URL, Digest: c.Digest, ReleaseAt: releaseAt, File: c.Filename, Offset: c.Offset, Length: c.Length})
 	return c
 }
 
@@ -130,8 +134,26 @@ func (f *fixture) commit() {
 	for name, b := range f.shards {
 		f.write(name, b.Bytes())
 	}
+	var log bytes.Buffer
+	for _, e := range f.log {
+		b, err := json.Marshal(e)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		log.Write(append(b, '\n'))
+	}
+	f.write("release-log.jsonl", log.Bytes())
 	f.gen++
-	f.write("state.json", fmt.Appendf(nil, `{"generation": %d, "last_pass": "2026-11-29T21:00:00Z", "next_release": null}`, f.gen))
+	released, tombstoned := 0, 0
+	for name, lines := range f.cdxj {
+		if strings.HasPrefix(name, "shards/") {
+			released += len(lines)
+		} else {
+			tombstoned += len(lines)
+		}
+	}
+	f.write("state.json", fmt.Appendf(nil, `{"generation": %d, "last_pass": "2026-11-29T21:00:00Z", "next_release": null, "released": %d, "tombstoned": %d}`,
+		f.gen, released, tombstoned))
 }
 
 // write replaces one file atomically, as the releaser does.

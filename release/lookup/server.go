@@ -35,6 +35,9 @@ type Options struct {
 	Registerer prometheus.Registerer // where the lookup's metrics go; none registered when nil
 	Metrics    http.Handler          // served at /metrics when set
 	Refresh    time.Duration         // how often Watch checks state.json; 1s when zero
+	// ReleaseMetrics also registers the release metrics public/state.json answers (last pass,
+	// next release, captures released and tombstoned), for a process that runs no release daemon.
+	ReleaseMetrics bool
 }
 
 // Server is the lookup service over one public directory. It is an http.Handler.
@@ -87,6 +90,11 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 	if opt.Registerer != nil {
 		if err := opt.Registerer.Register(s.damaged); err != nil {
 			return nil, fmt.Errorf("register lookup metrics: %w", err)
+		}
+		if opt.ReleaseMetrics {
+			if err := opt.Registerer.Register(newStateCollector(s)); err != nil {
+				return nil, fmt.Errorf("register release metrics: %w", err)
+			}
 		}
 	}
 	s.ix.Store(&index{})
