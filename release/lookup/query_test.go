@@ -33,7 +33,7 @@ func TestQueryErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			for _, path := range []string{"/api/v1/captures?", "/api/v1/record?"} {
+			for _, path := range []string{"/api/v1/captures?", "/api/v1/record?", "/?"} {
 				rec := get(t, s, path+tc.query)
 				want := tc.want
 				if path == "/?" {
@@ -75,6 +75,14 @@ func TestStateByServerClock(t *testing.T) {
 		}
 		if rec := get(t, s, "/api/v1/record?url=https://example.com/early"); rec.Code != tc.code {
 			t.Errorf("clock %s: record status %d, want %d", tc.now, rec.Code, tc.code)
+		}
+		home := get(t, s, "/").Body.String()
+		if strings.Contains(home, ">https://example.com/early</a>") != (tc.state == "released") {
+			t.Errorf("clock %s: the home page's recent releases do not show the capture only once released", tc.now)
+		}
+		page := get(t, s, "/?url=https://example.com/early").Body.String()
+		if !strings.Contains(page, `<span class="badge `+tc.state+`">`) || strings.Contains(page, "/api/v1/record") != (tc.state == "released") {
+			t.Errorf("clock %s: the page does not show the capture %s with record links only once released", tc.now, tc.state)
 		}
 	}
 }

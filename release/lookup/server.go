@@ -8,8 +8,8 @@
 //	GET /api/v1/captures?url=URL[&matchType=exact|prefix&limit=N&cursor=C]   captures of a URL (or below a prefix)
 //	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed
 //	GET /api/v1/calendar                                                     upcoming releases per day
-//	GET /  ?url=URL                                                          the page: search, captures, countdown, calendar
-//	GET /calendar.svg                                                        the release calendar alone
+//	GET /[?url=URL[&matchType=prefix&cursor=C]]                              the page: the archive at a glance, a capture card, or a prefix list
+//	GET /calendar.svg[?layout=tall]                                          the release calendar alone
 package lookup
 
 import (
@@ -54,6 +54,7 @@ type Server struct {
 	// Records whose answer is at most maxVerified bytes are verified before the status line.
 	maxVerified int
 	damaged     prometheus.Counter // records refused or cut off because they failed a check
+	recent      atomic.Pointer[recentList]
 }
 
 // maxVerified is how much of a record answer is held until the record is verified.
