@@ -225,7 +225,7 @@ func (c *Crawl) resume(ctx context.Context, a Archive) ([]item, error) {
 	res := c.res
 	c.pages.Store(int64(res.Done))
 	c.stats.resumed(res.Done)
-	var settled []mark
+	var settled []urlChange
 	pending := res.Pending[:0]
 	for _, it := range res.Pending {
 		at, ok := res.Sealing[it.URL]
@@ -235,7 +235,7 @@ func (c *Crawl) resume(ctx context.Context, a Archive) ([]item, error) {
 				return nil, fmt.Errorf("resume: %w", err)
 			}
 			if sealed {
-				settled = append(settled, mark{Item: it, State: done})
+				settled = append(settled, urlChange{Item: it, State: done})
 				c.pages.Add(1)
 				continue
 			}

@@ -21,14 +21,14 @@ type item struct {
 	Redirects int // consecutive redirects that led here
 }
 
-// state is where a URL stands in the persisted frontier.
-type state byte
+// urlState is where a URL stands in the persisted frontier.
+type urlState byte
 
 const (
-	pending state = iota // to fetch
-	sealing              // fetched and being sealed: on resume, the index says whether it landed
-	done                 // sealed
-	skipped              // disallowed, out of limits or failed: not fetched again by this crawl
+	pending urlState = iota // to fetch
+	sealing                 // fetched and being sealed: on resume, the index says whether it landed
+	done                    // sealed
+	skipped                 // disallowed, out of limits or failed: not fetched again by this crawl
 )
 
 var (
@@ -125,7 +125,7 @@ func seedsKey(seeds []string) string {
 }
 
 // encodeItem is a URL's persisted value: state, depth, redirects and (sealing) the capture time.
-func encodeItem(it item, st state, at time.Time) []byte {
+func encodeItem(it item, st urlState, at time.Time) []byte {
 	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+8)
 	b = append(b, byte(st))
 	b = binary.AppendUvarint(b, uint64(it.Depth))
@@ -136,12 +136,12 @@ func encodeItem(it item, st state, at time.Time) []byte {
 	return b
 }
 
-func decodeItem(k, v []byte) (item, state, time.Time) {
+func decodeItem(k, v []byte) (item, urlState, time.Time) {
 	it := item{URL: string(k)}
 	if len(v) == 0 {
 		return it, pending, time.Time{}
 	}
-	st := state(v[0])
+	st := urlState(v[0])
 	v = v[1:]
 	d, n := binary.Uvarint(v)
 	if n > 0 {
@@ -173,16 +173,16 @@ func (f *frontier) claim(items []item) []item {
 	return out
 }
 
-// mark is one state change of a URL, with the new URLs its fetch found.
-type mark struct {
+// urlChange is one state change of a URL, with the new URLs its fetch found.
+type urlChange struct {
 	Item  item
-	State state
+	State urlState
 	At    time.Time // capture time, for sealing
 	Found []item
 }
 
 // record persists marks in one transaction: it returns when they are durable.
-func (f *frontier) record(marks []mark) error {
+func (f *frontier) record(marks []urlChange) error {
 	return f.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketURLs)
 		for _, m := range marks {

@@ -30,10 +30,10 @@ func TestFrontierResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := []item{{URL: "http://a.example/x", Depth: 1}, {URL: "http://a.example/r", Depth: 0, Redirects: 3}}
-	if err := f.record([]mark{{Item: items[0], State: sealing, At: at, Found: found}}); err != nil {
+	if err := f.record([]urlChange{{Item: items[0], State: sealing, At: at, Found: found}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.record([]mark{{Item: items[1], State: done}}); err != nil {
+	if err := f.record([]urlChange{{Item: items[1], State: done}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := openFrontier(path, seeds, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "is busy") {

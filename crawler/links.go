@@ -72,17 +72,11 @@ func decoded(h http.Header, body []byte) (io.Reader, bool) {
 	return io.LimitReader(r, maxParseBytes), true
 }
 
-// ExtractLinks returns the absolute http(s) URLs an HTML document links to or embeds
+// extractLinks returns the absolute http(s) URLs an HTML document links to or embeds
 // (a, area, link, img src/srcset, script, iframe, source src/srcset), resolved against
 // base and the document's first <base href>, fragments dropped, in document order,
-// without duplicates and at most maxLinks of them.
-func ExtractLinks(base *url.URL, r io.Reader) []string {
-	links, _ := extractLinks(base, r)
-	return links
-}
-
-// extractLinks is ExtractLinks that also says why parsing stopped before the end, if it did
-// (a token over 1 MiB, a read error).
+// without duplicates and at most maxLinks of them, and says why parsing stopped before the end,
+// if it did (a token over 1 MiB, a read error).
 func extractLinks(base *url.URL, r io.Reader) ([]string, error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)

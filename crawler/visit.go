@@ -82,7 +82,7 @@ func (c *Crawl) visit(o *originState, it item) {
 		Outlinks: links,
 	}
 	size := int64(len(x.Response))
-	c.sealer.submit(&sealJob{caps: []store.Capture{capture}, mark: &mark{Item: it, State: done, At: x.Time, Found: found},
+	c.sealer.submit(&sealJob{caps: []store.Capture{capture}, mark: &urlChange{Item: it, State: done, At: x.Time, Found: found},
 		done: func(entries []store.Entry, err error) {
 			if err != nil {
 				c.sealFailed(it.URL, err)
@@ -187,8 +187,8 @@ func (c *Crawl) get(o *originState, rawURL string) (*exchange, error) {
 }
 
 // settle records a URL's final state without a capture.
-func (c *Crawl) settle(it item, st state) {
-	c.sealer.submit(&sealJob{mark: &mark{Item: it, State: st}, done: func(_ []store.Entry, err error) {
+func (c *Crawl) settle(it item, st urlState) {
+	c.sealer.submit(&sealJob{mark: &urlChange{Item: it, State: st}, done: func(_ []store.Entry, err error) {
 		if err != nil {
 			c.fail(err)
 			return
@@ -244,7 +244,7 @@ func (c *Crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*r
 }
 
 // archiveRobots seals the exchanges of a fresh robots.txt fetch and remembers the deciding one.
-func (c *Crawl) archiveRobots(o *originState, r *robots.Robots) {
+func (c *Crawl) archiveRobots(o *originState, r *robots.File) {
 	var caps []store.Capture
 	for _, h := range r.Hops {
 		x, ok := h.Evidence.(*exchange)

@@ -32,18 +32,18 @@ type Location struct {
 	Length int64  `json:"length"`
 }
 
-// State is where a capture stands on its way to the public.
-type State uint8
+// CaptureState is where a capture stands on its way to the public.
+type CaptureState uint8
 
 // The states of a capture.
 const (
-	Sealed     State = iota // only in the sealed repository
-	Tombstoned              // a public tombstone exists; the body is still sealed
-	Released                // its records are byte-copied into a public shard
+	Sealed     CaptureState = iota // only in the sealed repository
+	Tombstoned                     // a public tombstone exists; the body is still sealed
+	Released                       // its records are byte-copied into a public shard
 )
 
 // String names the state.
-func (s State) String() string {
+func (s CaptureState) String() string {
 	switch s {
 	case Sealed:
 		return "sealed"
@@ -78,13 +78,13 @@ type Entry struct {
 	Request       Location       `json:"request"`
 	Response      Location       `json:"response"`
 	Metadata      Location       `json:"metadata"`
-	State         State          `json:"state"`
+	State         CaptureState   `json:"state"`
 	Public        Location       `json:"public,omitzero"` // the released response record or the tombstone, relative to public/
 }
 
 // Mark records that a release pass moved a capture to a new state.
 type Mark struct {
 	ID     string
-	State  State
+	State  CaptureState
 	Public Location
 }

@@ -13,7 +13,7 @@ const metadataFormat = "archivectl-capture-facts/1"
 
 // facts is the body of a capture's metadata record (Content-Type application/json, WARC-Concurrent-To
 // the response or revisit). With the response and request records it is everything Reindex needs to
-// rebuild the capture's index entry: the embargo facts are fixed at capture time (SPEC D13) and are
+// rebuild the capture's index entry: the embargo facts are fixed at capture time (docs/rules.md#d13) and are
 // read back, never recomputed.
 type facts struct {
 	Format       string         `json:"format"`                  // metadataFormat
