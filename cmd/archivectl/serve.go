@@ -74,6 +74,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // serveOptions are what serve needs; demo uses it too.
 type serveOptions struct {
 	data, listen, schedule string
+	public                 string // the public directory the lookup serves; DATA/public when empty
 	shardSize              int64
 	logger                 *slog.Logger
 	ready                  func(addr string) // called once the listener is open
@@ -103,7 +104,11 @@ func serve(ctx context.Context, opt serveOptions) error {
 		daemon = d
 	}
 
-	srv, err := lookup.Open(layout.Public(opt.data), lookup.Options{
+	pub := layout.Public(opt.data)
+	if opt.public != "" {
+		pub = opt.public
+	}
+	srv, err := lookup.Open(pub, lookup.Options{
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		ReleaseMetrics: daemon == nil, // without a daemon here, the release metrics come from state.json
 	})
