@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"time"
 
 	"github.com/archivectl/archivectl/release/public"
@@ -26,8 +27,8 @@ type recentList struct {
 	entries    []public.LogEntry
 }
 
-// recentReleases returns the most recent releases (distinct URLs, newest first) whose release
-// time is not after now, at most n. It reads the tail of public/release-log.jsonl once per generation.
+// recentReleases returns the most recent releases (distinct URLs, latest release time first)
+// whose release time is not after now, at most n. It reads the tail of public/release-log.jsonl once per generation.
 func (s *Server) recentReleases(ix *index, now time.Time, n int) []public.LogEntry {
 	cur := s.recent.Load()
 	if cur == nil || cur.generation != ix.generation {
@@ -35,6 +36,8 @@ func (s *Server) recentReleases(ix *index, now time.Time, n int) []public.LogEnt
 		if err != nil {
 			s.log.Warn("recent releases not shown", "err", err)
 		}
+		// Newest release time first: one pass publishes in its own order.
+		slices.SortStableFunc(entries, func(a, b public.LogEntry) int { return b.ReleaseAt.Compare(a.ReleaseAt) })
 		cur = &recentList{generation: ix.generation, entries: entries}
 		s.recent.Store(cur)
 	}
