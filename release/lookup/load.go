@@ -42,7 +42,6 @@ func readFile(fsys fs.FS, name string, seed maphash.Seed) (r fileResult) {
 	}
 	defer f.Close()
 	in := newInterner()
-	bounds := newShardBounds(fsys)
 	br := bufio.NewReaderSize(f, 256<<10)
 	cur := make([]capture, 0, chunk)
 	defer func() { r.chunks = append(r.chunks, cur) }()
@@ -53,8 +52,6 @@ func readFile(fsys fs.FS, name string, seed maphash.Seed) (r fileResult) {
 				r.bad = append(r.bad, badLine{n, perr})
 			} else if c, cerr := toCapture(p, in, seed); cerr != nil {
 				r.bad = append(r.bad, badLine{n, cerr})
-			} else if berr := bounds.check(&c); berr != nil {
-				r.bad = append(r.bad, badLine{n, berr})
 			} else {
 				if len(cur) == chunk {
 					r.chunks = append(r.chunks, cur)

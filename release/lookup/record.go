@@ -132,6 +132,14 @@ func (s *Server) serveRecord(w http.ResponseWriter, c *capture, format string) e
 	if !ok {
 		return fmt.Errorf("public/%s does not allow random access", c.file)
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat public/%s: %w", c.file, err)
+	}
+	if err := beyondShard(c, fi.Size()); err != nil { // never read towards the end of the file
+		s.damaged.Inc()
+		return err
+	}
 	stamp := time.Unix(0, c.time).UTC()
 	name := stamp.Format("20060102150405") + "-" + fileSafe(c.url())
 	out := &spool{w: w, limit: s.maxVerified, header: http.Header{}}

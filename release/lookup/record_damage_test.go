@@ -160,26 +160,34 @@ func TestRecordDamaged(t *testing.T) {
 }
 
 // TestRecordLengthPastFile: a CDXJ line whose record runs past the end of its shard (a length of
-// 10^15) is refused when the index loads, so nothing is ever streamed for it.
+// 10^15) is reported when the index loads, stays listed, and its record is refused without a
+// byte read: 500 JSON, counted as damage.
 func TestRecordLengthPastFile(t *testing.T) {
 	t.Parallel()
-	for _, loc := range []struct{ offset, length int64 }{{0, 1e15}, {1 << 40, 100}, {0, -5}} {
+	for _, loc := range []struct{ offset, length int64 }{{0, 1e15}, {1 << 40, 100}} {
 		f := standard(t)
 		good := f.releaseMember(damagedCapture, gzipped(warcRecord(damagedCapture, "text/html", secretBody)))
 		bad := good
 		bad.URL, bad.ID, bad.Offset, bad.Length = good.URL+"/past", "<urn:uuid:past>", loc.offset, loc.length
 		f.add(strings.TrimSuffix(good.Filename, ".warc.gz")+".cdxj", bad)
 		f.commit()
-		s := f.server(testNow)
-		if got := s.ix.Load().badLines; got != 1 {
-			t.Errorf("offset %d length %d: %d lines refused at load, want 1", loc.offset, loc.length, got)
+		o := observe(t, f)
+		if !regexp.MustCompile(`level=WARN msg="released capture whose record will not be served" .*url=https://example.com/damaged/past .*runs past the end of public/shards/`).MatchString(o.log.String()) {
+			t.Errorf("offset %d length %d: not reported at load:\n%s", loc.offset, loc.length, o.log)
 		}
-		for _, format := range []string{"warc", "warc.gz", "payload"} {
-			if rec := get(t, s, "/api/v1/record?format="+format+"&url="+url.QueryEscape(bad.URL)); rec.Code != 404 {
-				t.Errorf("offset %d length %d %s: status %d %.200s, want 404", loc.offset, loc.length, format, rec.Code, rec.Body)
+		if resp, body, _ := o.fetch(t, "/api/v1/captures?url="+url.QueryEscape(bad.URL)); resp.StatusCode != 200 {
+			t.Errorf("offset %d length %d: the capture is not listed: %d %s", loc.offset, loc.length, resp.StatusCode, body)
+		}
+		for i, format := range []string{"warc", "warc.gz", "payload"} {
+			resp, body, err := o.fetch(t, "/api/v1/record?format="+format+"&url="+url.QueryEscape(bad.URL))
+			if err != nil || resp.StatusCode != 500 || !strings.Contains(string(body), "is damaged and is not served") || !strings.Contains(string(body), "runs past the end of public/shards/") {
+				t.Errorf("offset %d length %d %s: status %d %.300s, want 500 JSON", loc.offset, loc.length, format, resp.StatusCode, body)
 			}
-			if rec := get(t, s, "/api/v1/record?format="+format+"&url="+url.QueryEscape(good.URL)); rec.Code != 200 {
-				t.Errorf("the sound record next to it, %s: status %d %.200s", format, rec.Code, rec.Body)
+			if got := o.damagedCount(t); got != fmt.Sprint(i+1) {
+				t.Errorf("%s: archivectl_lookup_damaged_records_total %s, want %d", format, got, i+1)
+			}
+			if resp, _, _ := o.fetch(t, "/api/v1/record?format="+format+"&url="+url.QueryEscape(good.URL)); resp.StatusCode != 200 {
+				t.Errorf("the sound record next to it, %s: status %d", format, resp.StatusCode)
 			}
 		}
 	}
