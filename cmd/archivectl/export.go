@@ -11,18 +11,11 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/release/export"
 	"github.com/archivectl/archivectl/store/layout"
 )
-
-// stringList is a flag that may be given several times.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 // exportArgs are the parsed flags of archivectl export.
 type exportArgs struct {
