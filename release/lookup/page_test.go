@@ -216,7 +216,7 @@ func TestCalendarSVG(t *testing.T) {
 		}
 		w, h := svgSize(t, svg)
 		switch {
-		case wide && (w < 2*282 || h < 2*188-40): // at least twice the old 282×188 calendar
+		case wide && (w < 2*282 || h < 2*188): // at least twice the old 282×188 calendar
 			t.Errorf("wide calendar is %d×%d", w, h)
 		case !wide && w > 390-2*14: // fits a phone's width with the page's margins
 			t.Errorf("tall calendar is %d wide", w)

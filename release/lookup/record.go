@@ -200,6 +200,9 @@ func (s *Server) copyChecked(out io.Writer, in io.Reader, c *capture, format str
 	case "payload":
 		copyErr = copyPayload(out.(*spool), rd)
 	}
+	if errors.Is(copyErr, errClientGone) {
+		return copyErr // nobody left to answer: read no further
+	}
 	if _, err := io.Copy(io.Discard, rd); err != nil { // the rest of the record, to its gzip trailer
 		return asDamage(err)
 	}
