@@ -92,11 +92,13 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 // demo is one run of the demonstration.
 type demo struct {
-	cfg   Config
-	out   io.Writer
-	log   *slog.Logger
-	names map[string]string // origin URL → demo origin name
-	last  time.Time         // the time of the last release pass
+	cfg    Config
+	out    io.Writer
+	log    *slog.Logger
+	names  map[string]string // origin URL → demo origin name
+	last   time.Time         // the time of the last release pass
+	view   string            // the public side the page shows (keepView)
+	viewAt time.Time         // the time of the pass that left it
 }
 
 // freshDemoDir empties dir if an earlier demo made it, and refuses any other non-empty directory.
@@ -174,6 +176,9 @@ func (d *demo) run(ctx context.Context) error {
 		}
 		fmt.Fprintln(d.out)
 		if err := d.table(seen); err != nil {
+			return err
+		}
+		if err := d.keepView(days, at); err != nil {
 			return err
 		}
 	}
@@ -279,17 +284,16 @@ func publicLines(dir string) ([]public.Line, error) {
 	return lines, nil
 }
 
-// serve runs the lookup page over the demo's public side until ctx ends, its clock at the last pass.
+// serve runs the lookup page until ctx ends over the public side that keepView kept, its
+// clock at the pass that left it.
 func (d *demo) serve(ctx context.Context, ln net.Listener) error {
-	last := d.last
+	at := d.viewAt
 	return serve(ctx, serveOptions{
 		data:     d.cfg.Data,
+		public:   d.view,
 		listener: ln,
 		logger:   d.log,
-		now:      func() time.Time { return last },
-		ready: func(addr string) {
-			fmt.Fprintf(d.out, "\n== Lookup page: http://%s/  (its clock stands at the last pass, %s; Ctrl-C stops it)\n",
-				addr, last.Format("2006-01-02 15:04"))
-		},
+		now:      func() time.Time { return at },
+		ready:    d.printView,
 	})
 }

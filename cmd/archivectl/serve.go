@@ -83,6 +83,7 @@ func listen(addr string) (net.Listener, error) {
 // serveOptions are what serve needs; demo uses it too.
 type serveOptions struct {
 	data, listen, schedule string
+	public                 string          // the public directory the lookup serves; DATA/public when empty
 	listener               net.Listener    // when set, served instead of listening on listen
 	release                release.Options // for the daemon; its Logger is set from logger
 	logger                 *slog.Logger
@@ -115,8 +116,13 @@ func serve(ctx context.Context, opt serveOptions) error {
 		daemon = d
 	}
 
-	srv, err := lookup.Open(layout.Public(opt.data), lookup.Options{
+	pub := layout.Public(opt.data)
+	if opt.public != "" {
+		pub = opt.public
+	}
+	srv, err := lookup.Open(pub, lookup.Options{
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		ReleaseMetrics: daemon == nil, // without a daemon here, the release metrics come from state.json
 	})
 	if err != nil {
 		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)
