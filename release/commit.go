@@ -35,6 +35,11 @@ func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileS
 			tombstoned++
 		}
 	}
+	rules, err := p.access()
+	if err != nil {
+		return err
+	}
+	rules.note(batch, marks)
 	return p.commit(&fs, marks, log.Bytes(), released, tombstoned)
 }
 
@@ -44,6 +49,11 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 	if err != nil {
 		return err
 	}
+	acl, err := p.rules.write(p.r.dir) // the access rules these marks make, renamed last
+	if err != nil {
+		return err
+	}
+	files = append(files, acl...)
 	st := p.state
 	st.Generation++
 	st.LastPass = p.now

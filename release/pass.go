@@ -89,6 +89,7 @@ type pass struct {
 	logSize int64
 	serial  map[string]int // next serial per file prefix
 	sealed  *sealedFiles
+	rules   *accessRules // public/access/embargo.aclj, read at the first commit
 }
 
 func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog int, err error) {
@@ -173,6 +174,11 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 			return s, -1, err
 		}
 		s.Tombstoned += len(batch)
+	}
+	if s.Released+s.Tombstoned == 0 && p.state.Generation > 0 {
+		if err := p.commitAccess(); err != nil {
+			return s, -1, err
+		}
 	}
 	os.Remove(layout.ReleaseTmp(r.dir)) // empty after every commit; a failed pass leaves it for the next to clean
 	c, err := ix.Counts(now)

@@ -28,7 +28,7 @@ func (r *Releaser) recover(ix *store.Index) error {
 
 // prepareDirs creates public/ (world-readable) and an empty release-tmp/.
 func prepareDirs(dataDir string) error {
-	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir)} {
+	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), layout.Access(dataDir)} {
 		if err := os.MkdirAll(d, publicDirMode); err != nil {
 			return fmt.Errorf("release: %w", err)
 		}

@@ -19,7 +19,8 @@ import (
 // every public WARC record parses strictly and is byte-equal to its sealed source; every CDXJ
 // line points at its record and agrees with the index; every capture is released at most
 // once; every tombstone is well-formed and free of body bytes; nothing public has a release
-// time after the pass that published it. It returns one line per problem.
+// time after the pass that published it; the embargo access rules count the index's tombstoned
+// captures. It returns one line per problem.
 func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	v := &verifier{dir: dataDir, logged: map[memberKey]logRef{}, released: map[string]string{}}
 	if _, err := os.Stat(layout.Public(dataDir)); errors.Is(err, os.ErrNotExist) {
@@ -60,6 +61,9 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 				return v.problems, err
 			}
 		}
+	}
+	if err := v.checkAccess(ix); err != nil {
+		return v.problems, fmt.Errorf("release verify: %w", err)
 	}
 	for k, ref := range v.logged {
 		if !ref.seen {

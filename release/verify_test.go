@@ -109,6 +109,16 @@ func TestVerifyFindsTampering(t *testing.T) {
 		{"a shard nobody may read", func(t *testing.T, a *archive) {
 			os.Chmod(firstShard(a.dir), 0o600)
 		}, "not world-readable"},
+		{"an access rule dropped", func(t *testing.T, a *archive) {
+			b, _ := os.ReadFile(layout.EmbargoACL(a.dir))
+			_, rest, _ := bytes.Cut(b, []byte("\n"))
+			os.WriteFile(layout.EmbargoACL(a.dir), rest, 0o644)
+		}, "do not count their tombstoned captures"},
+		{"access rules out of order", func(t *testing.T, a *archive) {
+			b, _ := os.ReadFile(layout.EmbargoACL(a.dir))
+			first, rest, _ := bytes.Cut(b, []byte("\n"))
+			os.WriteFile(layout.EmbargoACL(a.dir), append(rest, append(first, '\n')...), 0o644)
+		}, "not in descending order"},
 		{"a pending commit", func(t *testing.T, a *archive) {
 			os.WriteFile(layout.ReleaseJournal(a.dir), []byte("{}"), 0o600)
 		}, "pending"},

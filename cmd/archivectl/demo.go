@@ -273,8 +273,11 @@ func publicLines(dir string) ([]public.Line, error) {
 		lines = append(lines, l)
 	}
 	slices.SortFunc(lines, func(a, b public.Line) int {
-		if a.State != b.State {
-			return strings.Compare(b.State, a.State) // "released" before "embargoed"
+		if ar, br := a.State == public.StateReleased, b.State == public.StateReleased; ar != br {
+			if ar {
+				return -1 // released before tombstones
+			}
+			return 1
 		}
 		if a.ReleaseAt != b.ReleaseAt {
 			return strings.Compare(a.ReleaseAt, b.ReleaseAt)

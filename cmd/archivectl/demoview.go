@@ -52,7 +52,7 @@ func viewCaptures(dir string) (embargoed, released string, err error) {
 		l := &lines[i]
 		switch {
 		case strings.HasSuffix(l.URL, "/robots.txt"):
-		case l.State == public.StateEmbargoed && (emb == nil || better(l, emb, false)):
+		case l.State != public.StateReleased && (emb == nil || better(l, emb, false)):
 			emb = l
 		case l.State == public.StateReleased && (rel == nil || better(l, rel, true)):
 			rel = l

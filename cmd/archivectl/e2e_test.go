@@ -23,6 +23,8 @@ import (
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // TestEndToEnd drives the built binary through crawl → release at several --now → serve → API
@@ -69,6 +71,7 @@ func TestEndToEnd(t *testing.T) {
 			mustRun(t, exe, "release", "--data", data, "--now", now.Format(time.RFC3339))
 			seen := publicState(t, filepath.Join(data, "public"))
 			blob := publicBytes(t, filepath.Join(data, "public"))
+			blocked := embargoBlocks(t, data)
 			for u, w := range want {
 				due := !w.releaseAt.After(now)
 				got, ok := seen[u]
@@ -79,6 +82,9 @@ func TestEndToEnd(t *testing.T) {
 					t.Errorf("%s: %s at %s, want released (release at %s)", u, got.State, now.Format(time.RFC3339), w.releaseAt.Format(time.RFC3339))
 				case !due && got.State != public.StateTombstone:
 					t.Errorf("%s: %s at %s, want a tombstone until %s", u, got.State, now.Format(time.RFC3339), w.releaseAt.Format(time.RFC3339))
+				}
+				if key, _ := surt.Key(u); blocked[key] == due {
+					t.Errorf("%s: pywb's access rules block it: %v; want %v (release at %s)", u, blocked[key], !due, w.releaseAt.Format(time.RFC3339))
 				}
 				if w.marker == "" {
 					continue
@@ -191,6 +197,24 @@ func robotsPolicy(t *testing.T, origin string) *robots.Policy {
 		return robots.NewPolicy(nil)
 	}
 	return robots.NewPolicy(body)
+}
+
+// embargoBlocks reads public/access/embargo.aclj: the URL keys it blocks.
+func embargoBlocks(t *testing.T, data string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(layout.EmbargoACL(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := public.ParseEmbargoACL(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]bool{}
+	for _, r := range rules {
+		m[r.Key] = true
+	}
+	return m
 }
 
 // publicState reads every CDXJ line under public/: URL → its line, released over embargoed.

@@ -14,6 +14,9 @@
 //	  tombstones/TOMBSTONES-<YYYYMMDDhhmmss>-<serial>.warc.gz   one WARC metadata record per
 //	                                          embargoed capture: its facts as application/warc-fields, never a body byte
 //	  tombstones/<same name>.cdxj             one "state":"tombstone" line per tombstone
+//	  access/embargo.aclj                     pywb access rules (EmbargoRule): one exact-match block
+//	                                          rule per URL with a capture under embargo, replaced by
+//	                                          every commit that changes them
 //	  release-log.jsonl                       the append-only audit log: what became public when
 //	  state.json                              {"generation", "last_pass", "next_release", ...},
 //	                                          replaced atomically at the end of every commit

@@ -13,6 +13,7 @@
 //	  public/                 world-readable: what the lookup service serves
 //	    shards/               released records and their CDXJ
 //	    tombstones/           tombstones and their CDXJ
+//	    access/embargo.aclj   pywb access rules: a block rule per URL with a capture under embargo
 //	    release-log.jsonl     the append-only audit log
 //	    state.json            generation, last pass, next release
 package layout
@@ -35,6 +36,8 @@ const (
 const (
 	ShardsDir      = "shards"
 	TombstonesDir  = "tombstones"
+	AccessDir      = "access"
+	EmbargoACLFile = "embargo.aclj"
 	ReleaseLogFile = "release-log.jsonl"
 	StateFile      = "state.json"
 )
@@ -68,6 +71,12 @@ func Shards(data string) string { return filepath.Join(data, PublicDir, ShardsDi
 
 // Tombstones is the tombstones directory of data.
 func Tombstones(data string) string { return filepath.Join(data, PublicDir, TombstonesDir) }
+
+// Access is the access-rules directory of data.
+func Access(data string) string { return filepath.Join(data, PublicDir, AccessDir) }
+
+// EmbargoACL is the pywb access-control file of data.
+func EmbargoACL(data string) string { return filepath.Join(data, PublicDir, AccessDir, EmbargoACLFile) }
 
 // ReleaseLog is the audit log of data.
 func ReleaseLog(data string) string { return filepath.Join(data, PublicDir, ReleaseLogFile) }

@@ -21,6 +21,8 @@ func TestPaths(t *testing.T) {
 		{Public("/d"), "/d/public"},
 		{Shards("/d"), "/d/public/shards"},
 		{Tombstones("/d"), "/d/public/tombstones"},
+		{Access("/d"), "/d/public/access"},
+		{EmbargoACL("/d"), "/d/public/access/embargo.aclj"},
 		{ReleaseLog("/d"), "/d/public/release-log.jsonl"},
 		{State("/d"), "/d/public/state.json"},
 		{Index("data"), "data/index.db"},
