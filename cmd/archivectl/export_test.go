@@ -37,6 +37,7 @@ func TestExport(t *testing.T) {
 	t.Run("usage-gated", func(t *testing.T) { testExportUsage(t, exe, data, released) })
 	t.Run("standard cdx", func(t *testing.T) { testExportCDX(t, exe, data, released) })
 	t.Run("bad usage", func(t *testing.T) { testExportBadUsage(t, exe, data) })
+	t.Run("warcio index agrees", func(t *testing.T) { testWarcioIndex(t, data) })
 }
 
 // exportDemoArchive crawls the demo web into a data directory and releases it at now and at
