@@ -55,12 +55,12 @@ func main() {
 		var file string
 		if i%2 == 0 {
 			c.State, c.ReleaseAt = public.StateReleased, at.Add(7*24*time.Hour).Format(time.RFC3339)
-			c.Filename, c.Offset, c.Length = "shards/PUBLIC-20261129210000-00001.warc.gz", int64(i)*4000, 3900
+			c.Filename, c.Offset, c.Length = "PUBLIC-20261129210000-00001.warc.gz", int64(i)*4000, 3900
 			file = fmt.Sprintf("shards/PUBLIC-20261129210000-%05d.cdxj", 1+i/200_000)
 		} else {
 			rel := now.Add(time.Duration(i%90_000) * 86 * time.Second)
-			c.State, c.ReleaseAt = public.StateEmbargoed, rel.Format(time.RFC3339)
-			c.Filename, c.Offset, c.Length = "tombstones/TOMBSTONES-20261129210000-00001.warc.gz", int64(i)*900, 850
+			c.State, c.ReleaseAt = public.StateTombstone, rel.Format(time.RFC3339)
+			c.Filename, c.Offset, c.Length = "TOMBSTONES-20261129210000-00001.warc.gz", int64(i)*900, 850
 			c.Headers = [][2]string{{"Content-Type", "text/html; charset=utf-8"}, {"Content-Length", "48213"},
 				{"Last-Modified", at.Format(time.RFC1123)}, {"Cache-Control", "max-age=600"}, {"Server", "nginx"}}
 			file = fmt.Sprintf("tombstones/TOMBSTONES-20261129210000-%05d.cdxj", 1+i/200_000)
