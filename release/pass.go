@@ -427,7 +427,7 @@ func (p *pass) release(ctx context.Context, batch []store.Entry) (err error) {
 			return err
 		}
 		w.lines = append(w.lines, line)
-		marks = append(marks, store.Mark{ID: e.ID, State: store.Released, Public: resp})
+		marks = append(marks, store.Mark{ID: e.ID, State: store.Released, Public: resp, ReleaseAt: e.ReleaseAt})
 		le := LogEntry{Pass: p.now, Event: EventReleased, ID: e.ID, URL: e.URL, Digest: e.PayloadDigest,
 			ReleaseAt: e.ReleaseAt.UTC(), File: resp.File, Offset: resp.Offset, Length: resp.Length}
 		if locs[0].Length > 0 {
@@ -476,7 +476,7 @@ func (p *pass) tombstone(ctx context.Context, batch []store.Entry) (err error) {
 			return err
 		}
 		w.lines = append(w.lines, line)
-		marks = append(marks, store.Mark{ID: e.ID, State: store.Tombstoned, Public: loc})
+		marks = append(marks, store.Mark{ID: e.ID, State: store.Tombstoned, Public: loc, ReleaseAt: e.ReleaseAt})
 		if err := writeLogLine(&log, LogEntry{Pass: p.now, Event: EventTombstoned, ID: e.ID, URL: e.URL,
 			Digest: e.PayloadDigest, ReleaseAt: e.ReleaseAt.UTC(), File: loc.File, Offset: loc.Offset, Length: loc.Length}); err != nil {
 			return err

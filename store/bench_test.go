@@ -180,7 +180,7 @@ func fillIndex(b *testing.B, path string, n, due int, sync bool) time.Duration {
 					Request:  Location{File: "archivectl-20260301120000000-00001-host.warc.gz", Offset: int64(j) * 3000, Length: 300},
 					Response: Location{File: "archivectl-20260301120000000-00001-host.warc.gz", Offset: int64(j)*3000 + 300, Length: 2400},
 					Metadata: Location{File: "archivectl-20260301120000000-00001-host.warc.gz", Offset: int64(j)*3000 + 2700, Length: 300}}
-				if err := putEntry(tx, e); err != nil {
+				if err := putEntry(newCodec(tx), e); err != nil {
 					return err
 				}
 			}

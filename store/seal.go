@@ -46,7 +46,7 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 	startFile, startSize := s.w.name, s.w.size
 	err := s.ix.update(func(tx *bolt.Tx) error {
 		entries = entries[:0]
-		b := batch{tx: tx, firsts: map[string]firstSeen{}, originals: map[string]Entry{}}
+		b := batch{c: newCodec(tx), firsts: map[string]firstSeen{}, originals: map[string]Entry{}}
 		for _, p := range ps {
 			if err := s.decide(&b, p); err != nil {
 				return err
@@ -72,7 +72,7 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 			return err
 		}
 		for _, e := range entries {
-			if err := putEntry(tx, e); err != nil {
+			if err := putEntry(b.c, e); err != nil {
 				return err
 			}
 		}
@@ -217,7 +217,7 @@ func (s *Store) build(c Capture) (*sealing, error) {
 
 // batch is the state of one Seal: its transaction and the representations it has seen so far.
 type batch struct {
-	tx        *bolt.Tx
+	c         *codec               // of its transaction
 	firsts    map[string]firstSeen // firstSeenKey → first capture, within this batch
 	originals map[string]Entry     // id → entry, for originals sealed in this batch
 }
@@ -227,14 +227,14 @@ func (b *batch) firstSeen(surt, digest string) (firstSeen, Entry, bool, error) {
 	fs, ok := b.firsts[string(firstSeenKey(surt, digest))]
 	if !ok {
 		var err error
-		if fs, ok, err = lookupFirstSeen(b.tx, surt, digest); err != nil || !ok {
+		if fs, ok, err = lookupFirstSeen(b.c.tx, surt, digest); err != nil || !ok {
 			return fs, Entry{}, false, err
 		}
 	}
 	if e, ok := b.originals[fs.ID]; ok {
 		return fs, e, true, nil
 	}
-	e, ok, err := getEntry(b.tx, fs.ID)
+	e, ok, err := getAt(b.c, entryKey(fs.ReleaseAt, fs.ID))
 	if err != nil || !ok {
 		return fs, e, false, err
 	}
@@ -268,7 +268,7 @@ func (s *Store) decide(b *batch, p *sealing) error {
 	}
 	k := string(firstSeenKey(e.SURT, e.PayloadDigest))
 	if !found || e.Time.Before(fs.Time) {
-		b.firsts[k] = firstSeen{Time: e.Time, ID: e.ID}
+		b.firsts[k] = firstSeen{Time: e.Time, ID: e.ID, ReleaseAt: e.ReleaseAt}
 	}
 	b.originals[e.ID] = *e
 	return nil
