@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -20,7 +21,8 @@ import (
 //	metadata lengths v (request ends where response starts, metadata starts where it ends);
 //	otherwise request, response, metadata each as file v, offset v, length v ·
 //	public location file v, offset v, length v (only with flagPublic) ·
-//	URL s · SURT s (absent with flagSURTOfURL) · Mime s · LastModified s · PayloadDigest d ·
+//	URL s · SURT s (absent with flagSURTOfURL) · Mime s (absent with flagMimeOfHeaders) ·
+//	LastModified s (absent with flagLastModifiedOfHeaders) · PayloadDigest d ·
 //	RefersTo id (only with flagRevisit) · Headers: count v, then per field name code v (0: a
 //	literal name s follows; k: headerNames[k-1]) and value s · UsageHeader, UsageRobots, Usage:
 //	count v, then s each
@@ -33,11 +35,35 @@ const entryLayout = 2
 const (
 	flagRobots = 1 << iota
 	flagRevisit
-	flagSURTOfURL       // SURT is SURT(URL), not stored
-	flagContiguous      // request, response and metadata are adjacent members of one file
-	flagPublic          // a public location is stored
-	flagFirstSeenIsTime // FirstSeen equals Time, not stored
+	flagSURTOfURL             // SURT is SURT(URL), not stored
+	flagContiguous            // request, response and metadata are adjacent members of one file
+	flagPublic                // a public location is stored
+	flagFirstSeenIsTime       // FirstSeen equals Time, not stored
+	flagMimeOfHeaders         // Mime is mimeOf(Headers), not stored
+	flagLastModifiedOfHeaders // LastModified is lastModifiedOf(Headers), not stored
 )
+
+// mimeOf is the media type of the first Content-Type field, lowercased, without parameters.
+func mimeOf(headers [][2]string) string {
+	for _, h := range headers {
+		if strings.EqualFold(h[0], "Content-Type") {
+			t, _, _ := strings.Cut(h[1], ";")
+			return strings.ToLower(strings.TrimSpace(t))
+		}
+	}
+	return ""
+}
+
+// lastModifiedOf is the values of every Last-Modified field, joined by ", ".
+func lastModifiedOf(headers [][2]string) string {
+	var vs []string
+	for _, h := range headers {
+		if strings.EqualFold(h[0], "Last-Modified") {
+			vs = append(vs, h[1])
+		}
+	}
+	return strings.Join(vs, ", ")
+}
 
 // Digest tags.
 const (
@@ -197,6 +223,12 @@ func (c *codec) encode(dst []byte, e *Entry) ([]byte, error) {
 	if e.FirstSeen.Equal(e.Time) {
 		flags |= flagFirstSeenIsTime
 	}
+	if e.Mime == mimeOf(e.Headers) {
+		flags |= flagMimeOfHeaders
+	}
+	if e.LastModified == lastModifiedOf(e.Headers) {
+		flags |= flagLastModifiedOfHeaders
+	}
 	dst = append(dst, entryLayout, flags)
 	dst = binary.AppendUvarint(dst, uint64(e.Status))
 	dst = binary.AppendVarint(dst, int64(e.Period))
@@ -238,8 +270,12 @@ func (c *codec) encode(dst []byte, e *Entry) ([]byte, error) {
 	if flags&flagSURTOfURL == 0 {
 		dst = appendString(dst, e.SURT)
 	}
-	dst = appendString(dst, e.Mime)
-	dst = appendString(dst, e.LastModified)
+	if flags&flagMimeOfHeaders == 0 {
+		dst = appendString(dst, e.Mime)
+	}
+	if flags&flagLastModifiedOfHeaders == 0 {
+		dst = appendString(dst, e.LastModified)
+	}
 	dst = appendDigest(dst, e.PayloadDigest)
 	if e.Revisit {
 		k := idKey(e.RefersTo)

@@ -36,6 +36,10 @@ func TestEntryRoundTrip(t *testing.T) {
 			e.UsageHeader, e.UsageRobots, e.Usage = []string{"train-ai=n"}, []string{"train-ai=n", "search=y"}, []string{"train-ai=n"}
 			e.LastModified, e.FirstSeen = "Sun, 01 Feb 2026 10:00:00 GMT", t0.Add(-time.Hour)
 		}, 0},
+		{"last-modified and mime as the header fields give them", func(e *Entry) {
+			e.Headers = append(e.Headers, [2]string{"last-modified", "Sun, 01 Feb 2026 10:00:00 GMT"}, [2]string{"Last-Modified", "x"})
+			e.LastModified, e.Mime = "Sun, 01 Feb 2026 10:00:00 GMT, x", "text/html"
+		}, 0},
 		{"ids that are not canonical uuids", func(e *Entry) {
 			e.ID, e.Revisit, e.RefersTo = "<urn:uuid:0C55B306-FAD5-4D96-832E-8A0D8A134790>", true, "<urn:x:1>"
 		}, 0},

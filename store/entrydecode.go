@@ -147,7 +147,13 @@ func (c *codec) decode(state State, k, v []byte) (Entry, error) {
 	} else {
 		e.SURT = r.str()
 	}
-	e.Mime, e.LastModified, e.PayloadDigest = r.str(), r.str(), r.digest()
+	if flags&flagMimeOfHeaders == 0 {
+		e.Mime = r.str()
+	}
+	if flags&flagLastModifiedOfHeaders == 0 {
+		e.LastModified = r.str()
+	}
+	e.PayloadDigest = r.digest()
 	if e.Revisit {
 		if e.RefersTo, err = keyID(r.bytes(r.uvarint())); err != nil && r.err == nil {
 			r.err = err
@@ -170,6 +176,12 @@ func (c *codec) decode(state State, k, v []byte) (Entry, error) {
 		r.fail()
 	}
 	e.UsageHeader, e.UsageRobots, e.Usage = r.strs(), r.strs(), r.strs()
+	if flags&flagMimeOfHeaders != 0 {
+		e.Mime = mimeOf(e.Headers)
+	}
+	if flags&flagLastModifiedOfHeaders != 0 {
+		e.LastModified = lastModifiedOf(e.Headers)
+	}
 	if r.err == nil && len(r.b) != 0 {
 		r.fail()
 	}

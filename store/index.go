@@ -30,7 +30,7 @@ var (
 	bucketReleased   = []byte("released")   // entryKey → entry, released captures
 	bucketIDs        = []byte("ids")        // idKey → timeKey(ReleaseAt)
 	bucketURLs       = []byte("urls")       // SURT ‖ 0x00 ‖ timeKey(capture time) ‖ idKey → timeKey(ReleaseAt)
-	bucketFirstSeen  = []byte("firstseen")  // SURT ‖ 0x00 ‖ digest (appendDigest) → timeKey(time) ‖ timeKey(ReleaseAt) ‖ idKey
+	bucketFirstSeen  = []byte("firstseen")  // SURT ‖ 0x00 ‖ digest (appendDigest) → entryKey of the representation's first capture
 	bucketFiles      = []byte("files")      // WARC file name → committed end offset (8 bytes BE)
 	bucketNames      = []byte("names")      // the file names entries refer to by number (codec)
 
@@ -38,13 +38,6 @@ var (
 	stateBuckets = [...][]byte{Sealed: bucketSealed, Tombstoned: bucketTombstoned, Released: bucketReleased}
 	keySchema    = []byte("schema")
 )
-
-// firstSeen is the first capture of one representation (URL and payload digest) in this archive.
-type firstSeen struct {
-	Time      time.Time
-	ID        string // the original (never a revisit) capture id
-	ReleaseAt time.Time
-}
 
 // Index is the sealed index, index.db. It opens the bbolt file per operation (open, one
 // transaction, close) with a lock timeout, so a crawl that runs for hours never blocks a release pass.
@@ -236,15 +229,13 @@ func getEntry(c *codec, id string) (Entry, bool, error) {
 
 // getAt reads the entry under an entryKey, whichever state bucket holds it.
 func getAt(c *codec, k []byte) (Entry, bool, error) {
-	for s := Released; ; s-- {
+	for s := Sealed; s <= Released; s++ {
 		if v := c.tx.Bucket(stateBuckets[s]).Get(k); v != nil {
 			e, err := c.decode(s, k, v)
 			return e, err == nil, err
 		}
-		if s == Sealed {
-			return Entry{}, false, nil
-		}
 	}
+	return Entry{}, false, nil
 }
 
 // putEntry stores a new capture's entry and every key that points at it, and counts it.
@@ -275,7 +266,7 @@ func putEntry(c *codec, e Entry) error {
 		return err
 	}
 	if !e.Revisit {
-		if err := noteFirstSeen(tx, e); err != nil {
+		if err := noteFirstSeen(c, e); err != nil {
 			return err
 		}
 	}
@@ -283,39 +274,33 @@ func putEntry(c *codec, e Entry) error {
 }
 
 // noteFirstSeen records e as the first capture of its representation unless an earlier one is known.
-func noteFirstSeen(tx *bolt.Tx, e Entry) error {
-	b := tx.Bucket(bucketFirstSeen)
+func noteFirstSeen(c *codec, e Entry) error {
+	b := c.tx.Bucket(bucketFirstSeen)
 	k := firstSeenKey(e.SURT, e.PayloadDigest)
-	if v := b.Get(k); len(v) >= 24 && !e.Time.Before(keyTime(v)) {
-		return nil
+	if v := b.Get(k); v != nil {
+		if first, ok, err := getAt(c, v); err != nil || ok && !e.Time.Before(first.Time) {
+			return err
+		}
 	}
-	v := append(append(timeKey(e.Time), timeKey(e.ReleaseAt)...), idKey(e.ID)...)
-	return b.Put(k, v)
+	return b.Put(k, entryKey(e.ReleaseAt, e.ID))
 }
 
 // lookupFirstSeen returns the first capture of a representation, if any.
-func lookupFirstSeen(tx *bolt.Tx, surt, digest string) (firstSeen, bool, error) {
-	v := tx.Bucket(bucketFirstSeen).Get(firstSeenKey(surt, digest))
+func lookupFirstSeen(c *codec, surt, digest string) (Entry, bool, error) {
+	v := c.tx.Bucket(bucketFirstSeen).Get(firstSeenKey(surt, digest))
 	if v == nil {
-		return firstSeen{}, false, nil
+		return Entry{}, false, nil
 	}
-	if len(v) < 25 {
-		return firstSeen{}, false, fmt.Errorf("index firstseen %s %s: %w", surt, digest, errCorrupt)
-	}
-	id, err := keyID(v[24:])
-	if err != nil {
-		return firstSeen{}, false, fmt.Errorf("index firstseen %s %s: %w", surt, digest, err)
-	}
-	return firstSeen{Time: keyTime(v), ReleaseAt: keyTime(v[12:]), ID: id}, true, nil
+	return getAt(c, v)
 }
 
 // deleteFirstSeen forgets e as the first capture of its representation, if it is.
 func deleteFirstSeen(tx *bolt.Tx, e Entry) error {
-	fs, ok, err := lookupFirstSeen(tx, e.SURT, e.PayloadDigest)
-	if err != nil || !ok || fs.ID != e.ID {
-		return err
+	k := firstSeenKey(e.SURT, e.PayloadDigest)
+	if v := tx.Bucket(bucketFirstSeen).Get(k); !bytes.Equal(v, entryKey(e.ReleaseAt, e.ID)) {
+		return nil
 	}
-	return tx.Bucket(bucketFirstSeen).Delete(firstSeenKey(e.SURT, e.PayloadDigest))
+	return tx.Bucket(bucketFirstSeen).Delete(k)
 }
 
 func countKey(s State) []byte { return []byte("count/" + s.String()) }
