@@ -54,7 +54,7 @@ type Summary struct {
 func main() {
 	n := flag.Int("n", 1_000_000, "captures to seal")
 	out := flag.String("out", "", "data directory to create (must not exist)")
-	batch := flag.Int("batch", 20000, "captures per Seal call")
+	batch := flag.Int("batch", 10000, "captures per Seal call")
 	due := flag.Int("due", 1000, "tombstoned captures due at bench.json's now")
 	seed := flag.Uint64("seed", 1, "random seed")
 	every := flag.Duration("every", 24*time.Hour, "time between two simulated release passes")

@@ -67,7 +67,7 @@ func main() {
 	if n != sum.Due {
 		log.Fatalf("the scan yielded %d captures, bench.json says %d are due", n, sum.Due)
 	}
-	fmt.Printf("due scan yielding %d captures, cold (%s): %s\n", n, how, d.Round(10*time.Microsecond))
+	fmt.Printf("due scan yielding %d captures, cold (%s): %s, %d pages read\n", n, how, d.Round(10*time.Microsecond), lastFaults)
 	for range *warm {
 		d, _, err := scan(ix, sum.Now)
 		if err != nil {
@@ -85,9 +85,21 @@ func main() {
 // scan runs one due scan and returns its duration and how many captures it yielded.
 func scan(ix *store.Index, now time.Time) (time.Duration, int, error) {
 	n := 0
+	faults := majorFaults()
 	start := time.Now()
 	err := ix.Due(now, func(store.Entry) error { n++; return nil })
-	return time.Since(start), n, err
+	d := time.Since(start)
+	lastFaults = majorFaults() - faults
+	return d, n, err
+}
+
+// lastFaults is how many pages the last scan read from disk (major page faults).
+var lastFaults int64
+
+func majorFaults() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Majflt
 }
 
 // dropCache empties the page cache: all of it through /proc/sys/vm/drop_caches when allowed,
