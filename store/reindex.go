@@ -140,16 +140,22 @@ func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
 	return db, states, err
 }
 
-// writeIndex writes a fresh index file at path holding the entries feed puts, committed in
-// batches, then runs finish in a last transaction and syncs the file.
+// writeIndex writes a fresh index file at path holding the entries feed puts, then runs finish in
+// a last transaction. The entries arrive in any order, so they go to path+".build" first, in
+// batches, which is then copied in key order into path with full pages and synced.
 func writeIndex(ctx context.Context, path string, feed func(put func(Entry) error) error, finish func(*bolt.Tx) error) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	build := path + buildSuffix
+	for _, p := range []string{path, build} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout, NoSync: true})
+	defer os.Remove(build)
+	db, err := bolt.Open(build, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout, NoSync: true})
 	if err != nil {
 		return err
 	}
+	defer db.Close()
 	batch := make([]Entry, 0, reindexBatch)
 	flush := func() error {
 		if err := ctx.Err(); err != nil {
@@ -182,11 +188,22 @@ func writeIndex(ctx context.Context, path string, feed func(put func(Entry) erro
 	if err == nil && finish != nil {
 		err = db.Update(finish)
 	}
-	if err == nil {
-		err = db.Sync()
+	if err != nil {
+		return err
 	}
-	if cerr := db.Close(); err == nil {
+	dst, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout, NoSync: true})
+	if err != nil {
+		return err
+	}
+	err = bolt.Compact(dst, db, 64<<20)
+	if err == nil {
+		err = dst.Sync()
+	}
+	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
+
+// buildSuffix names the unordered file an index is first built in.
+const buildSuffix = ".build"

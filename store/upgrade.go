@@ -27,7 +27,7 @@ var bucketV1Captures = []byte("captures")
 var upgradeHook func(step string)
 
 // upgrade converts a schema 1 index in place: it builds the schema 2 index at path+".upgrade"
-// from the old one, held open read-write (so no other process writes it meanwhile), syncs it and
+// (by way of path+".upgrade.build") from the old one, held open read-write (so no other process writes it meanwhile), syncs it and
 // renames it over path, then syncs the directory. A kill leaves either the old file, with a
 // leftover that the next upgrade deletes, or the new one: never a mix. It logs one line.
 func (ix *Index) upgrade(log *slog.Logger) error {
@@ -62,8 +62,8 @@ func (ix *Index) upgrade(log *slog.Logger) error {
 		return fmt.Errorf("upgrade %s: schema %d is not schema 1", ix.path, schema)
 	}
 	tmp := ix.path + upgradeSuffix
-	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("upgrade %s: %w", ix.path, err)
+	if err := removeStaleUpgrade(ix.path); err != nil {
+		return err
 	}
 	log.Warn("index: upgrading index.db in place from schema 1 (JSON) to schema 2 (binary, release-ordered); a kill leaves schema 1 and the next start upgrades again",
 		"path", ix.path, "captures", counts[Sealed]+counts[Tombstoned]+counts[Released])
@@ -114,8 +114,10 @@ func openCurrent(path string, timeout time.Duration) (*bolt.DB, error) {
 // removeStaleUpgrade deletes what a killed upgrade left beside a schema 2 index: only an upgrade
 // of a schema 1 file, holding that file's lock, ever writes it.
 func removeStaleUpgrade(path string) error {
-	if err := os.Remove(path + upgradeSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("index: remove a stale upgrade: %w", err)
+	for _, p := range []string{path + upgradeSuffix, path + upgradeSuffix + buildSuffix} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("index: remove a stale upgrade: %w", err)
+		}
 	}
 	return nil
 }

@@ -185,14 +185,19 @@ func TestUpgradeLeftovers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := os.WriteFile(path+upgradeSuffix, []byte("half an index"), 0o600); err != nil {
-			t.Fatal(err)
+		leftovers := []string{path + upgradeSuffix, path + upgradeSuffix + buildSuffix}
+		for _, p := range leftovers {
+			if err := os.WriteFile(p, []byte("half an index"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if _, err := openIndex(path, time.Second, quietLogger()); err != nil {
 			t.Fatalf("beside schema 1 %v: %v", v1, err)
 		}
-		if _, err := os.Stat(path + upgradeSuffix); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("beside schema 1 %v: the leftover stays (%v)", v1, err)
+		for _, p := range leftovers {
+			if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("beside schema 1 %v: leftover %s stays (%v)", v1, p, err)
+			}
 		}
 		checkUpgraded(t, dir, want, ends)
 	}

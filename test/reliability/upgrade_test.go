@@ -201,8 +201,10 @@ func TestKillUpgrade(t *testing.T) {
 				t.Fatalf("%s: entry %s\n got %+v\nwant %+v", dir, id, g, w)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(dir, layout.IndexFile+".upgrade")); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("%s: a leftover of the upgrade stays after the next open (%v)", dir, err)
+		for _, left := range []string{".upgrade", ".upgrade.build"} {
+			if _, err := os.Stat(filepath.Join(dir, layout.IndexFile+left)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: a leftover of the upgrade stays after the next open (%v)", dir, err)
+			}
 		}
 	}
 	whole := filepath.Join(base, "whole")
