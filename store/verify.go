@@ -45,8 +45,9 @@ func (p Problem) String() string {
 // (syntax, Content-Length, block and payload digests); every index entry resolves to its request,
 // response and metadata records and its facts match theirs; every sealed capture is indexed; and the
 // index's own keys (due, embargoed, urls, counts) agree with its entries. Records past the committed
-// end of a file still being written are not judged. It returns each problem found; err is for
-// failing to check at all.
+// end of a file still being written are not judged. It repairs nothing, but an index of schema 1
+// is first upgraded as OpenIndex does. It returns each problem found; err is for failing to check
+// at all.
 func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 	path := layout.Index(dataDir)
 	if _, err := os.Stat(path); err != nil {
@@ -56,7 +57,7 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 	if schema, err := ix.schema(); err != nil {
 		return nil, err
 	} else if schema == 1 {
-		if err := ix.upgrade(slog.Default()); err != nil { // a schema-1 index is converted, as every command does
+		if err := ix.upgrade(slog.Default()); err != nil {
 			return nil, err
 		}
 	}
