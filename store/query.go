@@ -76,23 +76,23 @@ func stateRead(states []State, keep func(k []byte) bool) readFunc {
 			curs[i] = cu
 		}
 		for {
-			var min *cur
+			var first *cur
 			for _, cu := range curs {
-				if cu.k != nil && (min == nil || bytes.Compare(cu.k, min.k) < 0) {
-					min = cu
+				if cu.k != nil && (first == nil || bytes.Compare(cu.k, first.k) < 0) {
+					first = cu
 				}
 			}
-			if min == nil || !keep(min.k) {
+			if first == nil || !keep(first.k) {
 				return nil
 			}
-			e, err := c.decode(min.s, min.k, min.v)
+			e, err := c.decode(first.s, first.k, first.v)
 			if err != nil {
 				return err
 			}
-			if !add(min.k, e) {
+			if !add(first.k, e) {
 				return nil
 			}
-			min.k, min.v = min.c.Next()
+			first.k, first.v = first.c.Next()
 		}
 	}
 }
