@@ -3,9 +3,12 @@ package crawler
 import (
 	"context"
 	"fmt"
-	"net/http"
+	"log/slog"
 	"net/url"
 	"testing"
+
+	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/store"
 )
 
 // BenchmarkCrawl crawls 10 loopback origins of 100 pages each, in process, into a real store.
@@ -17,15 +20,14 @@ func BenchmarkCrawl(b *testing.B) {
 	site["/"] = `<a href="/p/0">start</a>`
 	var seeds []*url.URL
 	for range 10 {
-		o := newOrigin(&testing.T{}, pages(site))
+		o := crawlertest.NewServer(pages(site))
 		defer o.Close()
 		u, _ := url.Parse(o.URL + "/")
 		seeds = append(seeds, u)
 	}
-	_ = http.StatusOK
 	b.ResetTimer()
 	for b.Loop() {
-		sum, err := Run(context.Background(), Config{DataDir: b.TempDir(), Seeds: seeds})
+		sum, err := crawlStore(b.TempDir(), seeds)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -34,4 +36,19 @@ func BenchmarkCrawl(b *testing.B) {
 		}
 		b.ReportMetric(sum.PagesPerSecond(), "pages/s")
 	}
+}
+
+// crawlStore crawls seeds into a new store in dir.
+func crawlStore(dir string, seeds []*url.URL) (Summary, error) {
+	c, err := Open(Config{DataDir: dir, Seeds: seeds})
+	if err != nil {
+		return Summary{}, err
+	}
+	defer c.Close()
+	st, err := store.Open(dir, store.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return Summary{}, err
+	}
+	defer st.Close()
+	return c.Run(context.Background(), StoreArchive(st))
 }

@@ -1,23 +1,24 @@
 package crawler
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/crawler/hostile"
+	"github.com/archivectl/archivectl/crawler/crawlertest"
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store"
 )
 
-// TestCrawlPoliteAndRobots crawls three origins (robots.txt 200, 404 and 503) through the
-// binary and checks politeness and robots decisions from the servers' logs, and the embargo
-// facts from the sealed records.
+// TestCrawlPoliteAndRobots crawls three origins (robots.txt 200, 404 and 503) and checks
+// politeness and robots decisions from the servers' logs, and the embargo and usage facts
+// from the captures handed to the archive.
 func TestCrawlPoliteAndRobots(t *testing.T) {
 	t.Parallel()
 	b := newOrigin(t, pages(map[string]string{
@@ -41,17 +42,20 @@ func TestCrawlPoliteAndRobots(t *testing.T) {
 			"/private/secret": `never`,
 		}).ServeHTTP(w, r)
 	}))
-	data := t.TempDir()
 	const delay = 150 * time.Millisecond
-	r := wait(t, crawlCmd(t, data, []string{a.URL + "/", b.URL, c.URL + "/"}, "", "--delay", delay.String(), "--agent", "archivectl"))
-	if r.Code != 0 {
-		t.Fatalf("exit %d\nstderr:\n%s", r.Code, r.Stderr)
+	const ua = "Mozilla/5.0 (compatible; archivectl/0.1; +https://example.com/contact)"
+	arch := &fakeArchive{}
+	sum, _, err := crawlInto(context.Background(), t, Config{
+		Seeds: seedURLs(t, a.URL+"/", b.URL, c.URL+"/"), Delay: delay, Agent: "archivectl", UserAgent: ua,
+	}, arch)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for name, o := range map[string]*testOrigin{"a": a, "b": b, "c": c} {
+	for name, o := range map[string]*crawlertest.Server{"a": a, "b": b, "c": c} {
 		checkPolite(t, name, o, delay)
-		for _, h := range o.log() {
-			if !strings.Contains(h.UserAgent, "archivectl/") || !strings.Contains(h.UserAgent, "+https://example.com/contact") {
-				t.Errorf("%s: User-Agent %q lacks the token and contact URL", name, h.UserAgent)
+		for _, h := range o.Log() {
+			if h.UserAgent != ua {
+				t.Errorf("%s: User-Agent %q, want %q", name, h.UserAgent, ua)
 			}
 		}
 	}
@@ -60,15 +64,15 @@ func TestCrawlPoliteAndRobots(t *testing.T) {
 		"b": {"/robots.txt", "/", "/open", "/private/x", "/img.png"}, // 404: everything allowed
 		"c": {"/robots.txt"},                                         // 503: nothing allowed
 	}
-	for name, o := range map[string]*testOrigin{"a": a, "b": b, "c": c} {
-		got := o.paths()
+	for name, o := range map[string]*crawlertest.Server{"a": a, "b": b, "c": c} {
+		got := o.Paths()
 		if !slices.Equal(sortedCopy(got), sortedCopy(wantPaths[name])) {
 			t.Errorf("%s requested %v, want %v", name, got, wantPaths[name])
 		}
 	}
-	caps := byURL(sealed(t, data))
+	caps := arch.byURL()
 	robotsA := caps[a.URL+"/robots.txt"]
-	if len(robotsA) != 1 || !robotsA[0].Entry.Robots || robotsA[0].Entry.Period != embargo.None {
+	if len(robotsA) != 1 || !robotsA[0].Robots || robotsA[0].Period != embargo.None {
 		t.Fatalf("robots.txt of a: %+v, want one capture, never embargoed", robotsA)
 	}
 	if len(caps[c.URL+"/robots.txt"]) != 1 {
@@ -79,39 +83,28 @@ func TestCrawlPoliteAndRobots(t *testing.T) {
 		if len(cs) != 1 {
 			t.Fatalf("%s: %d captures, want 1", p, len(cs))
 		}
-		e, f := cs[0].Entry, cs[0].Facts
-		if e.Period != embargo.Quarter || !e.ReleaseAt.Equal(e.FirstSeen.Add(embargo.Quarter.Duration())) {
-			t.Errorf("%s: period %v release %v first seen %v, want a quarter's embargo", p, e.Period, e.ReleaseAt, e.FirstSeen)
+		if cs[0].Period != embargo.Quarter {
+			t.Errorf("%s: period %v, want a quarter's embargo", p, cs[0].Period)
 		}
-		if f["robots_id"] != robotsA[0].Entry.ID {
-			t.Errorf("%s: metadata names robots.txt capture %v, want %s", p, f["robots_id"], robotsA[0].Entry.ID)
+		if cs[0].RobotsID != robotsA[0].Entry.ID {
+			t.Errorf("%s: names robots.txt capture %q, want %s", p, cs[0].RobotsID, robotsA[0].Entry.ID)
 		}
-		if f["embargo_days"] != float64(90) {
-			t.Errorf("%s: metadata embargo_days %v, want 90", p, f["embargo_days"])
-		}
-		if !slices.Contains(e.Usage, "train-ai=n") || !slices.Equal(e.UsageRobots, []string{"train-ai=n"}) {
-			t.Errorf("%s: usage %v from robots %v, want train-ai=n", p, e.Usage, e.UsageRobots)
+		if !slices.Contains(cs[0].Usage, "train-ai=n") || !slices.Equal(cs[0].UsageRobots, []string{"train-ai=n"}) {
+			t.Errorf("%s: usage %v from robots %v, want train-ai=n", p, cs[0].Usage, cs[0].UsageRobots)
 		}
 	}
-	if u := caps[a.URL+"/usage"][0].Entry; !slices.Equal(u.UsageHeader, []string{"search=y"}) || !slices.Equal(u.Usage, []string{"search=y", "train-ai=n"}) {
+	if u := caps[a.URL+"/usage"][0]; !slices.Equal(u.UsageHeader, []string{"search=y"}) || !slices.Equal(u.Usage, []string{"search=y", "train-ai=n"}) {
 		t.Errorf("/usage: header %v combined %v, want search=y combined with train-ai=n", u.UsageHeader, u.Usage)
 	}
+	robotsB := caps[b.URL+"/robots.txt"]
 	for _, p := range []string{"/", "/private/x"} {
-		if cs := caps[b.URL+p]; len(cs) != 1 || cs[0].Entry.Period != embargo.None {
-			t.Errorf("b%s: %+v, want one capture without embargo", p, cs)
+		if cs := caps[b.URL+p]; len(cs) != 1 || cs[0].Period != embargo.None || len(robotsB) != 1 || cs[0].RobotsID != robotsB[0].Entry.ID {
+			t.Errorf("b%s: %+v, want one capture without embargo, decided by the 404 robots.txt", p, cs)
 		}
 	}
-	for _, want := range []string{"pages        8 ", "disallowed   3", "q(90d)=4"} {
-		if !strings.Contains(r.Stdout, want) {
-			t.Errorf("summary lacks %q:\n%s", want, r.Stdout)
-		}
+	if sum.Pages != 8 || sum.Disallowed != 3 || sum.Robots != 3 || sum.Embargoed[embargo.Quarter] != 4 || len(sum.Errors) != 0 {
+		t.Errorf("summary %+v, want 8 pages, 3 disallowed, 3 robots.txt, 4 under a quarter's embargo", sum)
 	}
-}
-
-func sortedCopy(s []string) []string {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return s
 }
 
 // TestCrawlDelays checks Crawl-delay (raised delay, ceiling) and Retry-After from the servers' logs.
@@ -131,96 +124,97 @@ func TestCrawlDelays(t *testing.T) {
 		}
 		pages(map[string]string{"/robots.txt": "", "/": "ok"}).ServeHTTP(w, r)
 	}))
-	data := t.TempDir()
-	r := wait(t, crawlCmd(t, data, []string{slow.URL, greedy.URL, busy.URL}, "crawl:\n  max_delay: 10s\n", "--delay", "0s"))
-	if r.Code != 0 {
-		t.Fatalf("exit %d\nstderr:\n%s", r.Code, r.Stderr)
+	arch := &fakeArchive{}
+	sum, log, err := crawlInto(context.Background(), t, Config{
+		Seeds: seedURLs(t, slow.URL, greedy.URL, busy.URL), MaxDelay: 10 * time.Second, Retries: 2,
+	}, arch)
+	if err != nil {
+		t.Fatal(err)
 	}
 	checkPolite(t, "crawl-delay 0.4", slow, 400*time.Millisecond)
-	if got := slow.paths(); len(got) != 4 {
+	if got := slow.Paths(); len(got) != 4 {
 		t.Errorf("crawl-delay origin: requested %v, want robots.txt and 3 pages", got)
 	}
-	if got := greedy.paths(); !slices.Equal(got, []string{"/robots.txt"}) {
+	if got := greedy.Paths(); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin over the ceiling: requested %v, want only /robots.txt", got)
 	}
-	if !strings.Contains(r.Stderr, "Crawl-delay is above the ceiling") {
-		t.Errorf("no log line for the skipped origin:\n%s", r.Stderr)
+	if !strings.Contains(log, `level=WARN msg="origin skipped: its robots.txt Crawl-delay is above the ceiling; raise crawl.max_delay to crawl it" origin=`+greedy.URL) {
+		t.Errorf("no log line for the skipped origin:\n%s", log)
 	}
-	hits := busy.log()
+	if sum.Skipped != 1 || sum.SkippedOrigins != 1 {
+		t.Errorf("summary skipped %d URLs of %d origins, want 1 of 1", sum.Skipped, sum.SkippedOrigins)
+	}
+	hits := busy.Log()
 	if len(hits) != 3 || hits[1].Path != "/" || hits[2].Path != "/" {
-		t.Fatalf("Retry-After origin: %v, want robots.txt, / (429) and / again", busy.paths())
+		t.Fatalf("Retry-After origin: %v, want robots.txt, / (429) and / again", busy.Paths())
 	}
 	if d := hits[2].Start.Sub(hits[1].End); d < time.Second {
 		t.Errorf("retried %v after a 429 with Retry-After: 1", d)
 	}
-	caps := byURL(sealed(t, data))
-	if cs := caps[busy.URL+"/"]; len(cs) != 1 || cs[0].Entry.Status != 200 {
+	if cs := arch.byURL()[busy.URL+"/"]; len(cs) != 1 || cs[0].Entry.Status != 200 {
 		t.Errorf("busy origin: %d captures of /, want only the 200", len(cs))
 	}
 }
 
-// TestCrawlHostile crawls every hostile server: the crawl ends, each gets a log line, memory stays bounded.
+// TestCrawlHostile crawls every hostile server: the crawl ends, and each gets a log line.
 func TestCrawlHostile(t *testing.T) {
 	t.Parallel()
-	mux := hostile.Mux()
-	mux.Handle("/robots.txt", hostile.HugeRobots(10<<20))
+	mux := crawlertest.HostileMux()
+	mux.Handle("/robots.txt", crawlertest.HugeRobots(10<<20))
 	mux.Handle("/", http.RedirectHandler("/hostile/", http.StatusFound))
 	o := newOrigin(t, mux)
-	data := t.TempDir()
-	cfg := "crawl:\n  timeout: 1500ms\n  max_body: 1048576\n  retries: 1\n  retry_backoff: 50ms\n"
-	cmd := crawlCmd(t, data, []string{o.URL + "/"}, cfg, "--delay", "0s", "-v")
+	arch := &fakeArchive{}
 	start := time.Now()
-	r := wait(t, cmd)
-	if r.Code != 0 {
-		t.Fatalf("exit %d\nstderr:\n%s", r.Code, r.Stderr)
+	_, log, err := crawlInto(context.Background(), t, Config{
+		Seeds: seedURLs(t, o.URL+"/"), Timeout: 1500 * time.Millisecond, MaxBody: 1 << 20, Retries: 1, RetryBackoff: 50 * time.Millisecond,
+	}, arch)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if d := time.Since(start); d > 15*time.Second {
-		t.Errorf("the crawl took %v:\n%s", d, r.Stderr)
-	}
-	if r.MaxRSS == 0 || r.MaxRSS > 200<<20 {
-		t.Errorf("max RSS %d MiB, want under 200 MiB", r.MaxRSS>>20)
+		t.Errorf("the crawl took %v:\n%s", d, log)
 	}
 	checkPolite(t, "hostile", o, 0)
 	logs := []struct{ name, want string }{
-		{"huge robots.txt", `msg="robots.txt larger than the parse limit: truncated"`},
-		{"endless body", `msg="response truncated" url=` + o.URL + `/hostile/endless reason=length`},
-		{"one byte a second", `msg="response truncated" url=` + o.URL + `/hostile/slow reason=time`},
+		{"huge robots.txt", `level=WARN msg="robots.txt larger than the parse limit: truncated"`},
+		{"endless body", `level=WARN msg="response truncated" url=` + o.URL + `/hostile/endless reason=length`},
+		{"one byte a second", `level=WARN msg="response truncated" url=` + o.URL + `/hostile/slow reason=time`},
 		{"huge headers", `url=` + o.URL + `/hostile/headers kind=headers-too-large`},
-		{"reset mid-body", `msg="fetch failed" url=` + o.URL + `/hostile/reset kind=reset`},
-		{"reset retried", `msg="retrying after a network error" url=` + o.URL + `/hostile/reset kind=reset`},
-		{"gzip bomb", `msg="HTML parsing stopped early: links taken from what was parsed" url=` + o.URL + `/hostile/bomb`},
-		{"binary garbage", `msg="labelled HTML but looks binary: parsed anyway" url=` + o.URL + `/hostile/garbage`},
-		{"invalid Last-Modified", `msg="Last-Modified is not an HTTP-date: the first capture time counts instead" url=` + o.URL + `/hostile/bad-date`},
-		{"future Last-Modified", `msg="Last-Modified is in the future: the first capture time counts instead" url=` + o.URL + `/hostile/future-date`},
+		{"reset mid-body", `level=WARN msg="fetch failed" url=` + o.URL + `/hostile/reset kind=reset`},
+		{"reset retried", `level=INFO msg="retrying after a network error" url=` + o.URL + `/hostile/reset kind=reset`},
+		{"gzip bomb", `level=WARN msg="HTML parsing stopped early: links taken from what was parsed" url=` + o.URL + `/hostile/bomb`},
+		{"binary garbage", `level=WARN msg="labelled HTML but looks binary: parsed anyway" url=` + o.URL + `/hostile/garbage`},
+		{"invalid Last-Modified", `level=INFO msg="Last-Modified is not an HTTP-date: the first capture time counts instead" url=` + o.URL + `/hostile/bad-date`},
+		{"future Last-Modified", `level=INFO msg="Last-Modified is in the future: the first capture time counts instead" url=` + o.URL + `/hostile/future-date`},
 	}
 	for _, l := range logs {
-		if !strings.Contains(r.Stderr, l.want) {
+		if !strings.Contains(log, l.want) {
 			t.Errorf("%s: no log line %q", l.name, l.want)
 		}
 	}
-	caps := byURL(sealed(t, data))
+	caps := arch.byURL()
 	for _, p := range []string{"/hostile/loop/a", "/hostile/loop/b", "/hostile/bomb", "/hostile/garbage", "/hostile/bad-date", "/hostile/future-date", "/hostile/endless", "/hostile/slow"} {
 		if n := len(caps[o.URL+p]); n != 1 {
 			t.Errorf("%s: %d captures, want 1", p, n)
 		}
 	}
-	if n := strings.Count(strings.Join(o.paths(), " "), "/hostile/loop/a"); n != 1 {
+	if n := strings.Count(strings.Join(o.Paths(), " "), "/hostile/loop/a"); n != 1 {
 		t.Errorf("the redirect loop was requested %d times, want once", n)
 	}
-	if cs := caps[o.URL+"/hostile/endless"]; len(cs) == 1 && cs[0].Facts["truncated"] != "length" {
-		t.Errorf("endless body: truncated %v, want length", cs[0].Facts["truncated"])
+	for p, want := range map[string]string{"/hostile/endless": "length", "/hostile/slow": "time", "/hostile/garbage": ""} {
+		if cs := caps[o.URL+p]; len(cs) == 1 && cs[0].Truncated != want {
+			t.Errorf("%s: truncated %q, want %q", p, cs[0].Truncated, want)
+		}
 	}
-	if robots := o.log()[0]; robots.Path != "/robots.txt" {
-		t.Errorf("first request %s", robots.Path)
-	}
-	if slices.Contains(o.paths(), "/private") {
+	if slices.Contains(o.Paths(), "/private") {
 		t.Errorf("a path the huge robots.txt disallows was requested")
 	}
 }
 
-// TestCrawlResume kills a crawl with SIGKILL mid-way and runs it again: nothing sealed is
-// fetched again and every page ends up sealed exactly once.
-func TestCrawlResume(t *testing.T) {
+// TestCrawlInterruptAndResume cancels a crawl mid-way: in-flight pages are sealed and the
+// error is ErrInterrupted. The same crawl run again resumes: nothing sealed is fetched again
+// and every page ends up sealed exactly once. Run again once finished, it starts afresh.
+func TestCrawlInterruptAndResume(t *testing.T) {
 	t.Parallel()
 	const n = 60
 	site := map[string]string{"/robots.txt": "User-agent: *\nDisallow: /private\n"}
@@ -228,101 +222,102 @@ func TestCrawlResume(t *testing.T) {
 		site[fmt.Sprintf("/p/%d", i)] = fmt.Sprintf(`<a href="/p/%d">next</a><a href="/p/%d">skip</a><a href="/private/%d">p</a>`, (i+1)%n, (i+7)%n, i)
 	}
 	site["/"] = `<a href="/p/0">start</a>`
-	killAt := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var served atomic.Int32
 	o := newOrigin(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if served.Add(1) == 25 {
-			close(killAt)
+			cancel()
 		}
 		pages(site).ServeHTTP(w, r)
 	}))
-	data := t.TempDir()
-	cmd := crawlCmd(t, data, []string{o.URL + "/"}, "", "--delay", "0s")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-killAt:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the crawl never reached 25 requests")
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
+	arch := &fakeArchive{}
+	cfg := Config{DataDir: t.TempDir(), Seeds: seedURLs(t, o.URL+"/")}
 
-	first := byURL(sealedRecords(t, data, true))
-	firstHits := len(o.log())
-	if len(first) == 0 || len(first) >= n {
-		t.Fatalf("the kill left %d URLs sealed; the test needs a crawl cut mid-way", len(first))
+	sum, _, err := crawlInto(ctx, t, cfg, arch)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("cancelled crawl: error %v, want ErrInterrupted", err)
 	}
-	r := wait(t, crawlCmd(t, data, []string{o.URL + "/"}, "", "--delay", "0s"))
-	if r.Code != 0 {
-		t.Fatalf("resumed crawl: exit %d\nstderr:\n%s", r.Code, r.Stderr)
+	first := arch.byURL()
+	firstHits := len(o.Log())
+	if len(first) == 0 || len(first) >= n || sum.Pages != len(first)-1 { // robots.txt aside
+		t.Fatalf("the cancel left %d URLs sealed, %d pages in the summary; the test needs a crawl cut mid-way", len(first), sum.Pages)
 	}
-	if !strings.Contains(r.Stderr, "crawl resumed") {
-		t.Errorf("the second run did not resume:\n%s", r.Stderr)
+	if firstHits > 25+1 {
+		t.Errorf("%d requests after a cancel at the 25th: only the one in flight may finish", firstHits)
 	}
-	for _, h := range o.log()[firstHits:] {
+
+	sum, log, err := crawlInto(context.Background(), t, cfg, arch)
+	if err != nil {
+		t.Fatalf("resumed crawl: %v", err)
+	}
+	if !strings.Contains(log, "crawl resumed") || sum.Resumed != len(first)-1 {
+		t.Errorf("the second run did not resume (%d resumed):\n%s", sum.Resumed, log)
+	}
+	for _, h := range o.Log()[firstHits:] {
 		if h.Path != "/robots.txt" && len(first[o.URL+h.Path]) > 0 {
-			t.Errorf("%s was sealed before the kill and fetched again", h.Path)
+			t.Errorf("%s was sealed before the cancel and fetched again", h.Path)
 		}
 	}
-	final := byURL(sealed(t, data))
+	final := arch.byURL()
 	for p := range site {
-		if strings.HasPrefix(p, "/robots") {
-			continue
-		}
-		if got := len(final[o.URL+p]); got != 1 {
+		if got := len(final[o.URL+p]); p != "/robots.txt" && got != 1 {
 			t.Errorf("%s: %d captures, want exactly 1", p, got)
 		}
 	}
-	for _, h := range o.log() {
+	for _, h := range o.Log() {
 		if strings.HasPrefix(h.Path, "/private") {
 			t.Errorf("disallowed %s requested", h.Path)
 		}
 	}
-	// A finished crawl started again is a new crawl: unchanged pages become revisits.
-	r = wait(t, crawlCmd(t, data, []string{o.URL + "/"}, "", "--delay", "0s", "--max-pages", "5"))
-	if r.Code != 0 || !strings.Contains(r.Stdout, "pages        5 (5 revisits)") {
-		t.Errorf("third run: exit %d, summary:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+
+	sum, log, err = crawlInto(context.Background(), t, Config{DataDir: cfg.DataDir, Seeds: cfg.Seeds, MaxPages: 5}, arch)
+	if err != nil || !strings.Contains(log, "crawl started") || sum.Pages != 5 || sum.Resumed != 0 {
+		t.Errorf("third run: %v, %d pages, %d resumed; want a new crawl of 5 pages:\n%s", err, sum.Pages, sum.Resumed, log)
 	}
 }
 
-// TestCrawlInterrupt sends SIGINT mid-crawl: in-flight work is sealed, files are closed, the exit is 1.
-func TestCrawlInterrupt(t *testing.T) {
+// TestResumeAsksTheArchive: a page a killed crawl was sealing counts as done when the archive
+// has its capture, and is fetched again when it does not.
+func TestResumeAsksTheArchive(t *testing.T) {
 	t.Parallel()
-	site := map[string]string{"/robots.txt": ""}
-	for i := range 50 {
-		site[fmt.Sprintf("/p/%d", i)] = fmt.Sprintf(`<a href="/p/%d">next</a>`, i+1)
-	}
-	site["/"] = `<a href="/p/0">start</a>`
-	third := make(chan struct{})
-	var served atomic.Int32
-	o := newOrigin(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if served.Add(1) == 3 {
-			close(third)
-		}
-		pages(site).ServeHTTP(w, r)
-	}))
-	data := t.TempDir()
-	cmd := crawlCmd(t, data, []string{o.URL + "/"}, "", "--delay", "100ms")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
+	seeds := seedURLs(t, "http://a.example/")
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	cfg := Config{DataDir: t.TempDir(), Seeds: seeds}
+	c, err := Open(cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
-	<-third
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want 1\nstderr:\n%s", err, errb.String())
+	marks := []urlChange{
+		{Item: item{URL: "http://a.example/"}, State: done},
+		{Item: item{URL: "http://a.example/landed", Depth: 1}, State: sealing, At: at},
+		{Item: item{URL: "http://a.example/lost", Depth: 2}, State: sealing, At: at},
+		{Item: item{URL: "http://a.example/next", Depth: 1}, State: pending},
 	}
-	if !strings.Contains(errb.String(), "interrupted") || !strings.Contains(out.String(), "pages ") {
-		t.Errorf("no summary or no interrupt line:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	if err := c.fr.record(marks); err != nil {
+		t.Fatal(err)
 	}
-	if open, _ := filepathGlob(data + "/sealed/*.open"); len(open) > 0 {
-		t.Errorf("WARC files left open: %v", open)
+	c.Close()
+
+	arch := &fakeArchive{}
+	arch.Seal(context.Background(), []store.Capture{{URL: "http://a.example/landed", Time: at}, {URL: "http://a.example/lost", Time: at.Add(time.Hour)}})
+	c, err = Open(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := len(sealed(t, data)); n < 2 || n > 6 {
-		t.Errorf("%d captures after an interrupt at the third request", n)
+	defer c.Close()
+	pending, err := c.resume(context.Background(), arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range pending {
+		got = append(got, it.URL)
+	}
+	if want := []string{"http://a.example/next", "http://a.example/lost"}; !slices.Equal(got, want) {
+		t.Errorf("pending %v, want %v (shallowest first)", got, want)
+	}
+	if p := c.pages.Load(); p != 2 {
+		t.Errorf("%d pages counted against the limit, want the done one and the landed one", p)
 	}
 }

@@ -1,13 +1,13 @@
-// Package crawler crawls seed origins politely into the sealed store: a persisted frontier,
+// Package crawler crawls seed origins politely into an archive: a persisted frontier,
 // one request in flight per origin with delays and back-off, robots.txt decisions on every
-// URL, raw exchanges recorded for WARC, links followed inside the seeds' origins.
+// URL, raw exchanges recorded for WARC, links followed inside the seeds' origins. The caller
+// opens the archive (the sealed store) and draws any progress display.
 package crawler
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/url"
 	"os"
@@ -22,14 +22,23 @@ import (
 	"github.com/archivectl/archivectl/store/lockfile"
 )
 
-// Archive is where captures go: the sealed store, or a fake in tests.
+// Archive is where captures go: the sealed store (StoreArchive), or a fake in tests.
 type Archive interface {
+	// Seal makes caps durable and returns their entries, one per capture, in order.
 	Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error)
+	// Captured returns the id of the sealed capture of rawURL made at at (to the second); "" when there is none.
+	Captured(ctx context.Context, rawURL string, at time.Time) (string, error)
 }
 
-// Config is one crawl's settings. Zero durations and sizes take the defaults noted.
+// Progress hears how far a crawl is, for a display; it is called from many goroutines.
+type Progress interface {
+	Queued(n int) // n more URLs to settle
+	Settled()     // one URL done with: sealed, disallowed, skipped or failed
+}
+
+// Config is one crawl's settings. Zero durations and sizes take the defaults noted (Defaults).
 type Config struct {
-	DataDir               string        // frontier.db lives here; the store too unless Archive is set
+	DataDir               string        // frontier.db lives here
 	Seeds                 []*url.URL    // canonical seed URLs (ParseSeeds); scope is their origins
 	Agent                 string        // robots.txt product token
 	UserAgent             string        // the User-Agent header sent
@@ -44,15 +53,19 @@ type Config struct {
 	Retries               int           // retries after a network error or a 429/503 with Retry-After
 	RetryBackoff          time.Duration // wait before the first retry after a network error, doubled after each (default 1s)
 	RobotsUnreachableDays int           // 0 = an unreachable robots.txt without a cached copy disallows all, forever
-	LockTimeout           time.Duration // how long to wait for a busy frontier.db or index.db (default lockfile.DefaultTimeout, 5 s)
+	LockTimeout           time.Duration // how long to wait for a busy frontier.db (default lockfile.DefaultTimeout, 5 s)
 
-	Store    store.Options                                   // used to open the store in DataDir when Archive is nil
-	Archive  Archive                                         // nil: the store in DataDir
-	Captured func(rawURL string, at time.Time) (bool, error) // nil: the store's index; was this capture sealed?
+	ScopedSeeds   []Seed            // seeds that may name their own scope (ReadSeeds); crawled with Seeds
+	Scope         Scope             // the scope of a seed that names none (default DefaultScope)
+	Include       []string          // URL patterns (robots.txt syntax, see scope.go) of which a page must match one; none: every page
+	Exclude       []string          // URL patterns that no page nor requisite may match
+	NoRequisites  bool              // fetch no embedded resource outside the scope or beyond MaxDepth
+	Sitemaps      SitemapMode       // which sitemaps are read (default DefaultSitemaps)
+	HeaderEmbargo bool              // let an Archive-Embargo response field lengthen a capture's embargo (a proposal, not the -00 draft)
+	Resolve       map[string]string // host name → IP address dialled instead of looking the name up (a staging mirror, tests)
 
-	Log      io.Writer  // log lines (and the progress display on a terminal); nil discards
-	Level    slog.Level // least level logged
-	Terminal bool       // Log is a terminal: draw a progress display
+	Log      *slog.Logger // nil discards
+	Progress Progress     // nil: none
 	Now      func() time.Time
 }
 
@@ -62,77 +75,92 @@ var ErrInterrupted = errors.New("crawl interrupted: run the same command again t
 // maxRedirects bounds a chain of redirects followed from one URL.
 const maxRedirects = 10
 
-// crawl is one running crawl.
-type crawl struct {
-	cfg        Config
-	ctx        context.Context
-	cancel     context.CancelCauseFunc
-	log        *slog.Logger
-	now        func() time.Time
-	fr         *frontier
-	fetch      *fetcher
-	robots     *robots.Cache
-	sealer     *sealer
-	sem        chan struct{}
-	scope      map[string]bool
-	stats      *stats
-	prog       *progress
-	pages      atomic.Int64 // pages reserved against MaxPages
-	sealErrors atomic.Int32 // seals failed in a row
-	mu         sync.Mutex
-	origins    map[string]*originState
-	wg         sync.WaitGroup
+// Crawl is one crawl of a data directory, its frontier open: Run it once, then Close it.
+type Crawl struct {
+	cfg          Config
+	ctx          context.Context
+	cancel       context.CancelCauseFunc
+	log          *slog.Logger
+	now          func() time.Time
+	fr           *frontier
+	res          resumed // what openFrontier found
+	seeds        []string
+	fetch        *fetcher
+	robots       *robots.Cache
+	sealer       *sealer
+	sem          chan struct{}
+	scope        *scope
+	stats        *stats
+	prog         Progress
+	ran          bool
+	pages        atomic.Int64 // pages reserved against MaxPages
+	sitemapFiles atomic.Int64 // sitemap files queued by this run
+	sealErrors   atomic.Int32 // seals failed in a row
+	mu           sync.Mutex
+	origins      map[string]*originState
+	wg           sync.WaitGroup
 }
 
-// Run crawls cfg.Seeds until the frontier is empty, a limit is reached or ctx is cancelled
-// (then in-flight fetches finish and are sealed, and the error is ErrInterrupted).
-// A crawl of the same seeds killed earlier is resumed from DataDir/frontier.db.
-func Run(ctx context.Context, cfg Config) (Summary, error) {
+// Open takes DataDir/frontier.db for a crawl of cfg.Seeds: an unfinished crawl of the same
+// seeds found there is resumed by Run; a second crawl of the directory waits LockTimeout, then
+// fails. The crawl's clock starts here.
+func Open(cfg Config) (*Crawl, error) {
 	cfg = withDefaults(cfg)
-	c := &crawl{cfg: cfg, now: cfg.Now, sem: make(chan struct{}, cfg.Concurrency), scope: map[string]bool{}, origins: map[string]*originState{}}
-	c.stats = newStats(c.now())
-	c.prog = newProgress(cfg.Log, cfg.Terminal)
-	c.log = slog.New(slog.NewTextHandler(c.prog.writer(), &slog.HandlerOptions{Level: cfg.Level}))
-	defer c.prog.stop()
-
-	seeds := make([]string, len(cfg.Seeds))
-	for i, s := range cfg.Seeds {
-		seeds[i] = s.String()
-		c.scope[origin(s)] = true
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
+	c := &Crawl{cfg: cfg, log: cfg.Log, now: cfg.Now, prog: cfg.Progress, sem: make(chan struct{}, cfg.Concurrency), origins: map[string]*originState{}}
+	c.stats = newStats(c.now())
+	seeds := c.allSeeds()
 	if len(seeds) == 0 {
-		return c.stats.summary(c.now()), errors.New("no seeds: the seeds file lists no URL")
+		return nil, errors.New("no seeds: the seeds file lists no URL")
+	}
+	var err error
+	if c.scope, err = newScope(seeds, cfg.Scope, cfg.Include, cfg.Exclude); err != nil {
+		return nil, err
+	}
+	for _, s := range seeds {
+		c.seeds = append(c.seeds, s.URL.String())
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return c.stats.summary(c.now()), fmt.Errorf("data directory: %w", err)
+		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	fr, res, err := openFrontier(layout.Frontier(cfg.DataDir), seeds, cfg.LockTimeout)
+	fr, res, err := openFrontier(layout.Frontier(cfg.DataDir), c.frontierKey(seeds), cfg.LockTimeout)
 	if err != nil {
-		return c.stats.summary(c.now()), err
+		return nil, err
 	}
-	c.fr = fr
-	defer fr.close()
+	c.fr, c.res = fr, res
+	return c, nil
+}
 
-	archive, closeArchive, err := c.openArchive()
-	if err != nil {
-		return c.stats.summary(c.now()), err
+// Close closes frontier.db; call it once, after Run or instead of it.
+func (c *Crawl) Close() error { return c.fr.close() }
+
+// Run crawls the seeds into a until the frontier is empty, a limit is reached or ctx is
+// cancelled (then in-flight fetches finish and are sealed, and the error is ErrInterrupted).
+// A crawl of the same seeds killed earlier is resumed: a page it may have sealed is looked up
+// with a.Captured. The summary is returned whatever the error.
+func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
+	if c.ran {
+		return c.stats.summary(c.now()), errors.New("crawler: a Crawl runs once")
 	}
-	defer closeArchive()
-	pending, err := c.resume(res)
-	if err != nil {
-		return c.stats.summary(c.now()), err
-	}
-
-	c.fetch = newFetcher(cfg.UserAgent, cfg.Timeout, c.now)
-	defer c.fetch.close()
-	c.robots = robots.NewCache(c.robotsFetch, c.now, robots.CacheOptions{UnreachableAllowAfter: time.Duration(cfg.RobotsUnreachableDays) * 24 * time.Hour})
-	c.sealer = newSealer(archive, fr, c.log)
-	go c.sealer.run()
-
+	c.ran = true
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	defer c.cancel(nil)
-	seedItems := make([]item, len(seeds))
-	for i, s := range seeds {
+	pending, err := c.resume(c.ctx, a)
+	if err != nil {
+		return c.stats.summary(c.now()), err
+	}
+
+	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Timeout, c.now, c.cfg.Resolve)
+	defer c.fetch.close()
+	c.robots = robots.NewCache(c.robotsFetch, c.now, robots.CacheOptions{UnreachableAllowAfter: time.Duration(c.cfg.RobotsUnreachableDays) * 24 * time.Hour})
+	c.sealer = newSealer(a, c.fr, c.log)
+	go c.sealer.run()
+
+	fr := c.fr
+	seedItems := make([]item, len(c.seeds))
+	for i, s := range c.seeds {
 		seedItems[i] = item{URL: s}
 	}
 	seedItems = fr.claim(seedItems)
@@ -140,10 +168,10 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 		c.sealer.close()
 		return c.stats.summary(c.now()), fmt.Errorf("frontier: %w", err)
 	}
-	if res.Fresh {
-		c.log.Info("crawl started", "seeds", len(seeds), "data", cfg.DataDir)
+	if c.res.Fresh {
+		c.log.Info("crawl started", "seeds", len(c.seeds), "data", c.cfg.DataDir)
 	} else {
-		c.log.Info("crawl resumed", "pending", len(pending), "sealed", res.Done, "data", cfg.DataDir)
+		c.log.Info("crawl resumed", "pending", len(pending), "sealed", c.res.Done, "data", c.cfg.DataDir)
 	}
 	c.enqueue(append(pending, seedItems...))
 	c.wg.Wait()
@@ -169,67 +197,64 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	return sum, nil
 }
 
-// openArchive returns cfg.Archive, or opens the store in DataDir (and its index answers
-// Captured); the function returned closes what was opened.
-func (c *crawl) openArchive() (Archive, func(), error) {
-	if c.cfg.Archive != nil {
-		if c.cfg.Captured == nil {
-			return nil, nil, errors.New("crawler: Config.Captured is needed with Config.Archive")
-		}
-		return c.cfg.Archive, func() {}, nil
+// Defaults returns the settings a crawl is meant to run with: archivectl's configuration starts
+// from them. Open fills the zero fields of a Config from them, except Delay, MaxDelay and Retries,
+// whose zero is a setting of its own.
+func Defaults() Config {
+	return Config{
+		Agent:         "archivectl",
+		Delay:         time.Second,
+		MaxDelay:      30 * time.Second,
+		MaxRetryAfter: 5 * time.Minute,
+		Concurrency:   16,
+		MaxBody:       10 << 20,
+		Timeout:       30 * time.Second,
+		Retries:       2,
+		RetryBackoff:  time.Second,
+		LockTimeout:   lockfile.DefaultTimeout,
+		Scope:         DefaultScope,
+		Sitemaps:      DefaultSitemaps,
 	}
-	opt := c.cfg.Store
-	if opt.Logger == nil {
-		opt.Logger = c.log
-	}
-	if opt.LockTimeout == 0 {
-		opt.LockTimeout = c.cfg.LockTimeout
-	}
-	st, err := store.Open(c.cfg.DataDir, opt)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the store: %w", err)
-	}
-	for _, p := range st.Recovered() {
-		c.log.Warn("the store recovered from an earlier crash", "problem", p.String())
-	}
-	if c.cfg.Captured == nil {
-		c.cfg.Captured = indexCaptured(st.Index())
-	}
-	return st, func() {
-		if err := st.Close(); err != nil {
-			c.log.Error("closing the store", "err", err)
-		}
-	}, nil
 }
 
 // withDefaults fills the zero values of cfg.
 func withDefaults(cfg Config) Config {
+	d := Defaults()
 	if cfg.Agent == "" {
-		cfg.Agent = "archivectl"
+		cfg.Agent = d.Agent
 	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = cfg.Agent
 	}
 	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 16
+		cfg.Concurrency = d.Concurrency
 	}
 	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = 10 << 20
+		cfg.MaxBody = d.MaxBody
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = 30 * time.Second
+		cfg.Timeout = d.Timeout
 	}
 	if cfg.MaxRetryAfter <= 0 {
-		cfg.MaxRetryAfter = 5 * time.Minute
+		cfg.MaxRetryAfter = d.MaxRetryAfter
 	}
 	if cfg.RetryBackoff <= 0 {
-		cfg.RetryBackoff = time.Second
+		cfg.RetryBackoff = d.RetryBackoff
 	}
 	if cfg.LockTimeout <= 0 {
-		cfg.LockTimeout = lockfile.DefaultTimeout
+		cfg.LockTimeout = d.LockTimeout
+	}
+	if cfg.Scope == "" {
+		cfg.Scope = d.Scope
+	}
+	if cfg.Sitemaps == "" {
+		cfg.Sitemaps = d.Sitemaps
 	}
 	if cfg.Log == nil {
-		cfg.Log = io.Discard
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = noProgress{}
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -237,24 +262,33 @@ func withDefaults(cfg Config) Config {
 	return cfg
 }
 
-// resume settles URLs whose seal may have been cut short and returns the pending work, shallowest first.
-func (c *crawl) resume(res resumed) ([]item, error) {
+// resume settles URLs whose seal may have been cut short, asking a whether it holds their
+// captures, and returns the pending work, shallowest first.
+func (c *Crawl) resume(ctx context.Context, a Archive) ([]item, error) {
+	res := c.res
 	c.pages.Store(int64(res.Done))
 	c.stats.resumed(res.Done)
-	var settled []mark
+	var settled []urlChange
 	pending := res.Pending[:0]
 	for _, it := range res.Pending {
 		at, ok := res.Sealing[it.URL]
 		if ok {
-			sealed, err := c.cfg.Captured(it.URL, at)
+			id, err := a.Captured(ctx, it.URL, at)
 			if err != nil {
 				return nil, fmt.Errorf("resume: %w", err)
 			}
-			if sealed {
-				settled = append(settled, mark{Item: it, State: done})
+			if id != "" {
+				settled = append(settled, urlChange{Item: it, State: done})
 				c.pages.Add(1)
 				continue
 			}
+		}
+		if it.Kind == kindRequisite && it.ViaID == "" && it.Via != "" {
+			id, err := a.Captured(ctx, it.Via, it.ViaTime)
+			if err != nil {
+				return nil, fmt.Errorf("resume: %w", err)
+			}
+			it.ViaID = id
 		}
 		pending = append(pending, it)
 	}
@@ -267,34 +301,16 @@ func (c *crawl) resume(res resumed) ([]item, error) {
 	return pending, nil
 }
 
-// indexCaptured asks the store's index whether rawURL has a capture made at at (to the second).
-func indexCaptured(ix *store.Index) func(string, time.Time) (bool, error) {
-	return func(rawURL string, at time.Time) (bool, error) {
-		key, err := store.SURT(rawURL)
-		if err != nil {
-			return false, nil
-		}
-		found := false
-		err = ix.ByURL(key, func(e store.Entry) error {
-			if d := e.Time.Sub(at); e.URL == rawURL && d > -time.Second && d < time.Second {
-				found = true
-			}
-			return nil
-		})
-		return found, err
-	}
-}
-
-// inScope reports whether a canonical URL belongs to a seed's origin.
-func (c *crawl) inScope(u *url.URL) bool { return c.scope[origin(u)] }
+// inScope reports whether a canonical URL is one of the crawl's pages.
+func (c *Crawl) inScope(u *url.URL) bool { return c.scope.contains(u) }
 
 // full reports whether MaxPages captures are made or reserved.
-func (c *crawl) full() bool {
+func (c *Crawl) full() bool {
 	return c.cfg.MaxPages > 0 && c.pages.Load() >= int64(c.cfg.MaxPages)
 }
 
 // reserve takes one page of the MaxPages budget; false when none is left.
-func (c *crawl) reserve() bool {
+func (c *Crawl) reserve() bool {
 	if c.cfg.MaxPages <= 0 {
 		c.pages.Add(1)
 		return true
@@ -309,6 +325,12 @@ func (c *crawl) reserve() bool {
 		}
 	}
 }
+
+// noProgress is the Progress of a crawl nobody watches.
+type noProgress struct{}
+
+func (noProgress) Queued(int) {}
+func (noProgress) Settled()   {}
 
 // sleep waits d or until ctx ends.
 func sleep(ctx context.Context, d time.Duration) error {

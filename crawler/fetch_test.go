@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/crawler/hostile"
+	"github.com/archivectl/archivectl/crawler/crawlertest"
 )
 
 // rawServer answers every request on a loopback listener with the bytes resp returns for its path.
@@ -49,7 +49,7 @@ func TestFetchRecordsRawExchange(t *testing.T) {
 	t.Parallel()
 	const raw = "HTTP/1.1 200 OK\r\nX-Zeta: 1\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nX-Alpha: 2\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
 	base := rawServer(t, func(path string, c net.Conn) { c.Write([]byte(raw)) })
-	f := newFetcher("testbot (+https://example.com/contact)", 5*time.Second, time.Now)
+	f := newFetcher("testbot (+https://example.com/contact)", 5*time.Second, time.Now, nil)
 	defer f.close()
 	for i := range 2 { // the second exchange reuses the connection and records only itself
 		x, err := f.fetch(context.Background(), base+"/x?y=1", 1<<20, nil)
@@ -78,7 +78,7 @@ func TestFetchLimits(t *testing.T) {
 	t.Parallel()
 	stall := make(chan struct{})
 	t.Cleanup(func() { close(stall) })
-	mux := hostile.Mux()
+	mux := crawlertest.HostileMux()
 	mux.HandleFunc("/stall", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "100")
 		w.Write([]byte("partial"))
@@ -110,7 +110,7 @@ func TestFetchLimits(t *testing.T) {
 			if tc.truncated == "time" {
 				timeout = 300 * time.Millisecond
 			}
-			f := newFetcher("testbot", timeout, time.Now)
+			f := newFetcher("testbot", timeout, time.Now, nil)
 			defer f.close()
 			x, err := f.fetch(context.Background(), srv.URL+tc.path, 64<<10, nil)
 			if tc.errKind != "" {
@@ -133,34 +133,6 @@ func TestFetchLimits(t *testing.T) {
 			}
 			if !bytes.HasPrefix(x.Response, []byte("HTTP/1.1 200 OK\r\n")) {
 				t.Fatalf("response starts %q", x.Response[:min(40, len(x.Response))])
-			}
-		})
-	}
-}
-
-func TestRetryAfter(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		name string
-		v    string
-		want time.Duration
-		ok   bool
-	}{
-		{"seconds", "120", 2 * time.Minute, true},
-		{"zero", "0", 0, true},
-		{"HTTP-date", "Sun, 29 Nov 2026 12:00:30 GMT", 30 * time.Second, true},
-		{"past date", "Sun, 29 Nov 2026 11:00:00 GMT", 0, true},
-		{"absent", "", 0, false},
-		{"negative", "-5", 0, false},
-		{"junk", "soon", 0, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			got, ok := retryAfter(tc.v, now)
-			if got != tc.want || ok != tc.ok {
-				t.Fatalf("retryAfter(%q) = %v, %v; want %v, %v", tc.v, got, ok, tc.want, tc.ok)
 			}
 		})
 	}

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/archivectl/archivectl/crawler/crawlertest"
 )
 
 // TestLimits checks depth, page and redirect limits and scope, in process, from the server's log.
@@ -29,7 +29,7 @@ func TestLimits(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var other *testOrigin
+			var other *crawlertest.Server
 			o := newOrigin(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				p := r.URL.Path
 				switch {
@@ -45,17 +45,14 @@ func TestLimits(t *testing.T) {
 				}
 			}))
 			other = newOrigin(t, http.NotFoundHandler())
-			seed, _ := url.Parse(o.URL + "/")
-			_, err := Run(context.Background(), Config{
-				DataDir: t.TempDir(), Seeds: []*url.URL{seed}, Archive: &fakeArchive{},
-				Captured: func(string, time.Time) (bool, error) { return false, nil },
-				MaxDepth: tc.maxDepth, MaxPages: tc.maxPages,
-			})
+			_, _, err := crawlInto(context.Background(), t, Config{
+				Seeds: seedURLs(t, o.URL+"/"), MaxDepth: tc.maxDepth, MaxPages: tc.maxPages,
+			}, &fakeArchive{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, p := range o.paths() {
+			for _, p := range o.Paths() {
 				if p != "/robots.txt" {
 					got = append(got, p)
 				}
@@ -64,7 +61,7 @@ func TestLimits(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("requested %v, want %v", got, tc.want)
 			}
-			if n := len(other.log()); n != 0 {
+			if n := len(other.Log()); n != 0 {
 				t.Fatalf("an origin out of scope got %d requests", n)
 			}
 		})

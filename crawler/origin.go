@@ -25,16 +25,17 @@ type originState struct {
 	// Used by the origin's worker only.
 	robotsID string // capture id of the robots.txt capture in force
 	skip     string // why the rest of the origin is skipped; "" when it is not
+	sitemaps bool   // its sitemaps were looked for in this run
 }
 
 // originOf returns the state of a URL's origin, creating it.
-func (c *crawl) originOf(name string) *originState {
+func (c *Crawl) originOf(name string) *originState {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.originLocked(name)
 }
 
-func (c *crawl) originLocked(name string) *originState {
+func (c *Crawl) originLocked(name string) *originState {
 	o, ok := c.origins[name]
 	if !ok {
 		o = &originState{name: name, delay: c.cfg.Delay}
@@ -44,7 +45,7 @@ func (c *crawl) originLocked(name string) *originState {
 }
 
 // enqueue appends items to their origins' queues and starts a worker for each idle origin.
-func (c *crawl) enqueue(items []item) {
+func (c *Crawl) enqueue(items []item) {
 	if len(items) == 0 {
 		return
 	}
@@ -63,11 +64,11 @@ func (c *crawl) enqueue(items []item) {
 			go c.work(o)
 		}
 	}
-	c.prog.queued(len(items))
+	c.prog.Queued(len(items))
 }
 
 // work drains one origin's queue, one URL at a time.
-func (c *crawl) work(o *originState) {
+func (c *Crawl) work(o *originState) {
 	defer c.wg.Done()
 	for {
 		c.mu.Lock()
@@ -90,7 +91,7 @@ func (c *crawl) work(o *originState) {
 // request does one GET through the origin's gate: it waits for the origin's delay and back-off,
 // holds the origin (one request in flight) and a global slot while fetching. An in-flight fetch
 // is not cancelled by ctx: it finishes within the fetch timeout.
-func (c *crawl) request(ctx context.Context, rawURL string, limit int64, hdr http.Header) (*exchange, error) {
+func (c *Crawl) request(ctx context.Context, rawURL string, limit int64, hdr http.Header) (*exchange, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, err

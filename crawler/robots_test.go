@@ -3,9 +3,10 @@ package crawler
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
-	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -45,32 +46,30 @@ func TestRobotsRefetchedWhenExpired(t *testing.T) {
 		clock = clock.Add(10 * time.Minute)
 		return clock
 	}
-	seed, _ := url.Parse(o.URL + "/")
-	data := t.TempDir()
-	sum, err := Run(context.Background(), Config{DataDir: data, Seeds: []*url.URL{seed}, Now: now})
+	arch := &fakeArchive{}
+	sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/"), Now: now}, arch)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"/robots.txt", "/", "/robots.txt", "/a", "/robots.txt", "/b", "/robots.txt"}
-	if got := o.paths(); !equalStrings(got, want) {
+	if got := o.Paths(); !slices.Equal(got, want) {
 		t.Fatalf("requests %v, want %v (robots.txt again before each URL, /private never)", got, want)
 	}
 	if sum.Pages != 3 || sum.Robots != 4 || sum.Disallowed != 1 {
 		t.Fatalf("summary %+v", sum)
 	}
-	caps := sealed(t, data)
 	var deciding string
 	var statuses []int
-	for _, c := range caps { // in file order, which is sealing order
-		if c.Entry.Robots {
+	for _, c := range arch.sealed() { // in sealing order
+		if c.Robots {
 			statuses = append(statuses, c.Entry.Status)
 			if c.Entry.Status == http.StatusOK {
 				deciding = c.Entry.ID
 			}
 			continue
 		}
-		if c.Facts["robots_id"] != deciding {
-			t.Errorf("%s names robots.txt capture %v, want the last 200, %s", c.URL, c.Facts["robots_id"], deciding)
+		if c.RobotsID != deciding {
+			t.Errorf("%s names robots.txt capture %q, want the last 200, %s", c.URL, c.RobotsID, deciding)
 		}
 	}
 	if !slices.Equal(statuses, []int{200, 200, 304, 304}) {
@@ -78,14 +77,28 @@ func TestRobotsRefetchedWhenExpired(t *testing.T) {
 	}
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
+// TestRobotsUnreachableCounted: a URL whose robots.txt got no answer at all is an error of the
+// crawl (robots-unreachable); one whose robots.txt answered 503 is disallowed, as RFC 9309 asks,
+// and counted as such.
+func TestRobotsUnreachableCounted(t *testing.T) {
+	t.Parallel()
+	down := newOrigin(t, status("/robots.txt", http.StatusServiceUnavailable, map[string]string{"/": "home"}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
+	dead := "http://" + ln.Addr().String() + "/"
+	ln.Close() // nothing listens there: connection refused
+	sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, down.URL+"/", dead)}, &fakeArchive{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return true
+	if sum.Pages != 0 || sum.Disallowed != 1 || sum.Unreachable != 1 || sum.Errors[errRobotsUnreachable] != 1 || len(sum.Errors) != 1 {
+		t.Errorf("summary %+v, want no page, 1 URL disallowed by the 503 and 1 robots-unreachable error", sum)
+	}
+	var b strings.Builder
+	sum.WriteTo(&b)
+	if !strings.Contains(b.String(), "errors       robots-unreachable=1\n") || !strings.Contains(b.String(), "disallowed   1\n") {
+		t.Errorf("summary printed as\n%s", b.String())
+	}
 }

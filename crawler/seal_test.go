@@ -2,38 +2,11 @@ package crawler
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/archivectl/archivectl/store"
 )
-
-// fakeArchive seals every capture except those whose URL contains "bad".
-type fakeArchive struct {
-	mu   sync.Mutex
-	caps []store.Capture
-}
-
-func (a *fakeArchive) Seal(_ context.Context, caps []store.Capture) ([]store.Entry, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var es []store.Entry
-	for _, c := range caps {
-		if strings.Contains(c.URL, "bad") {
-			return nil, errors.New("disk says no")
-		}
-		es = append(es, store.Entry{ID: fmt.Sprintf("<urn:fake:%d>", len(a.caps)+len(es)), URL: c.URL, Robots: c.Robots})
-	}
-	a.caps = append(a.caps, caps...)
-	return es, nil
-}
 
 func TestSealFailures(t *testing.T) {
 	t.Parallel()
@@ -55,19 +28,15 @@ func TestSealFailures(t *testing.T) {
 					io.WriteString(w, tc.links)
 				}
 			}))
-			seed, _ := url.Parse(o.URL + "/")
-			a := &fakeArchive{}
-			sum, err := Run(context.Background(), Config{
-				DataDir: t.TempDir(), Seeds: []*url.URL{seed}, Archive: a,
-				Captured: func(string, time.Time) (bool, error) { return false, nil },
-			})
+			a := &fakeArchive{failing: "bad"}
+			sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/")}, a)
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Fatalf("err = %v, want %q", err, tc.wantErr)
 			}
 			if sum.Pages != tc.sealed || sum.Errors["seal"] != tc.failed {
 				t.Fatalf("pages %d seal errors %d, want %d and %d", sum.Pages, sum.Errors["seal"], tc.sealed, tc.failed)
 			}
-			for _, c := range a.caps {
+			for _, c := range a.sealed() {
 				if !c.Robots && c.RobotsID != "<urn:fake:0>" {
 					t.Errorf("%s: RobotsID %q, want the robots.txt capture's id", c.URL, c.RobotsID)
 				}

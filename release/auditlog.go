@@ -1,63 +1,12 @@
 package release
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
-	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/durable"
-	"github.com/archivectl/archivectl/store/layout"
 )
-
-// The events of the audit log.
-const (
-	EventReleased   = "released"
-	EventTombstoned = "tombstoned"
-)
-
-// LogEntry is one line of public/release-log.jsonl: a capture that became public, and when.
-type LogEntry struct {
-	Pass      time.Time       `json:"pass"`  // the `now` of the pass that published it
-	Event     string          `json:"event"` // "released" or "tombstoned"
-	ID        string          `json:"id"`    // capture id
-	URL       string          `json:"url"`
-	Digest    string          `json:"digest"` // payload digest
-	ReleaseAt time.Time       `json:"release_at"`
-	File      string          `json:"file"`   // relative to public/
-	Offset    int64           `json:"offset"` // the response (or tombstone) member
-	Length    int64           `json:"length"`
-	Request   *store.Location `json:"request,omitempty"`  // released: the copied request member
-	Metadata  *store.Location `json:"metadata,omitempty"` // released: the copied metadata member
-}
-
-// ReadLog reads the audit log under dataDir, calling fn for each entry in order.
-func ReadLog(dataDir string, fn func(LogEntry) error) error {
-	f, err := os.Open(layout.ReleaseLog(dataDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		var e LogEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return fmt.Errorf("release: %s line %d: %w", layout.ReleaseLog(dataDir), n, err)
-		}
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
-}
 
 // appendLog makes the log exactly size bytes long (cutting what an interrupted commit left)
 // and appends lines, then fsyncs. Replaying a commit therefore writes the same bytes again.

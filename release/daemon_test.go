@@ -97,7 +97,7 @@ func TestDaemon(t *testing.T) {
 	if err := d.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	st, err := ReadState(a.dir)
+	st, err := readStatus(a.dir)
 	if err != nil || !st.LastPass.Equal(now) {
 		t.Errorf("state.json last_pass = %v (%v), want the injected now %v", st.LastPass, err, now)
 	}
@@ -139,7 +139,7 @@ func TestDaemonStopWaitsForPass(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	if st, err := ReadState(a.dir); err != nil || st.Generation == 0 {
+	if st, err := readStatus(a.dir); err != nil || st.Generation == 0 {
 		t.Errorf("Stop returned before the running pass committed: state %+v, %v", st, err)
 	}
 	mustVerify(t, a.dir)
@@ -181,4 +181,33 @@ func TestDaemonSurvivesPanic(t *testing.T) {
 		}
 	}
 	mustVerify(t, a.dir)
+}
+
+func TestCheckSchedule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		spec string
+		want string // in the error; "" for none
+	}{
+		{"@hourly", ""},
+		{"*/15 * * * *", ""},
+		{"30 */15 * * * *", ""},
+		{"@every 1s", ""},
+		{"@every 90m", ""},
+		{"@every 1ms", "@every takes whole seconds, at least 1s"},
+		{"@every 0s", "@every takes whole seconds"},
+		{"@every 1500ms", "@every takes whole seconds"},
+		{"@every fast", "not a cron spec"},
+		{"every tuesday", "not a cron spec"},
+		{"", "not a cron spec"},
+	}
+	for _, tc := range tests {
+		err := CheckSchedule(tc.spec)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckSchedule(%q) = %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+	if _, err := NewDaemon(New(t.TempDir(), Options{}), "@every 1ms", nil, nil); err == nil {
+		t.Error("NewDaemon took @every 1ms, which cron runs every second")
+	}
 }

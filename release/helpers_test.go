@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/klauspost/compress/gzip"
@@ -145,11 +146,11 @@ func publicLines(t testing.TB, dir string) (released, embargoed map[string]int) 
 			if len(raw) == 0 {
 				continue
 			}
-			l, err := ParseLine(raw)
+			l, err := public.ParseLine(raw)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			if l.State == StateReleased {
+			if l.State == public.StateReleased {
 				released[l.ID]++
 			} else {
 				embargoed[l.ID]++

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/durable"
 	"github.com/archivectl/archivectl/store/layout"
@@ -22,7 +23,7 @@ type journal struct {
 	Marks   []store.Mark  `json:"marks"`    // index state changes
 	LogSize int64         `json:"log_size"` // release-log.jsonl's size before this commit
 	Log     string        `json:"log"`      // the lines this commit appends to it
-	State   State         `json:"state"`    // the new state.json
+	State   public.Status `json:"state"`    // the new state.json
 }
 
 // journalFile is one rename of a commit: Tmp relative to the data directory, Public relative to public/.
@@ -111,9 +112,9 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		}
 	}
 	crashPoint("marked")
-	sb, err := marshalState(j.State)
+	sb, err := public.MarshalStatus(j.State)
 	if err != nil {
-		return err
+		return fmt.Errorf("release: %w", err)
 	}
 	// state.json.tmp, written first, is a name readers of public/ ignore.
 	if err := durable.ReplaceFile(layout.State(dataDir), sb, publicFileMode); err != nil {

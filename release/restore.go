@@ -1,13 +1,13 @@
 package release
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 )
@@ -17,31 +17,32 @@ import (
 // capture with a released CDXJ line becomes released at that location, one with only a tombstone
 // line becomes tombstoned. States are never lowered. It returns how many captures it marked.
 func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, error) {
-	public := map[string]store.Mark{}
-	for _, sub := range []struct {
-		dir   string
-		state store.State
-	}{{layout.TombstonesDir, store.Tombstoned}, {layout.ShardsDir, store.Released}} {
-		names, err := filepath.Glob(filepath.Join(layout.Public(dataDir), sub.dir, "*.cdxj"))
-		if err != nil {
-			return 0, err
+	fsys := os.DirFS(layout.Public(dataDir))
+	names, err := public.CDXJFiles(fsys)
+	if err != nil {
+		return 0, fmt.Errorf("release: %w", err)
+	}
+	marked := map[string]store.Mark{}
+	for _, name := range names {
+		state := store.Released
+		if strings.HasPrefix(name, layout.TombstonesDir+"/") {
+			state = store.Tombstoned
 		}
-		for _, name := range names {
-			if err := eachLine(name, func(l Line) {
-				if sub.state >= public[l.ID].State {
-					public[l.ID] = store.Mark{ID: l.ID, State: sub.state, Public: store.Location{File: l.Filename, Offset: l.Offset, Length: l.Length}}
-				}
-			}); err != nil {
-				return 0, err
+		if err := public.ReadCDXJ(fsys, name, func(l public.Line) error {
+			if state >= marked[l.ID].State {
+				marked[l.ID] = store.Mark{ID: l.ID, State: state, Public: store.Location{File: l.Filename, Offset: l.Offset, Length: l.Length}}
 			}
+			return nil
+		}); err != nil {
+			return 0, err
 		}
 	}
 	ix, err := store.OpenIndex(layout.Index(dataDir), timeout)
 	if err != nil {
 		return 0, err
 	}
-	ids := make([]string, 0, len(public))
-	for id := range public {
+	ids := make([]string, 0, len(marked))
+	for id := range marked {
 		ids = append(ids, id)
 	}
 	entries, err := ix.GetMany(ids)
@@ -49,7 +50,7 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 		return 0, err
 	}
 	var marks []store.Mark
-	for id, m := range public {
+	for id, m := range marked {
 		if e, ok := entries[id]; ok && e.State < m.State {
 			marks = append(marks, m)
 		}
@@ -63,23 +64,4 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 		}
 	}
 	return len(marks), nil
-}
-
-// eachLine calls fn for every line of a CDXJ file.
-func eachLine(name string, fn func(Line)) error {
-	f, err := os.Open(name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		l, err := ParseLine(sc.Bytes())
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w", name, n, err)
-		}
-		fn(l)
-	}
-	return sc.Err()
 }

@@ -1,42 +1,58 @@
 package release
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 )
 
-// TombstoneType is the Content-Type of a tombstone record's block.
-const TombstoneType = "application/json"
+// tombstone publishes one tombstone per capture of batch and commits them.
+func (p *pass) tombstone(ctx context.Context, batch []store.Entry) error {
+	return p.publish(ctx, batch, p.writeTombstone)
+}
 
-// Tombstone is the JSON block of a public tombstone record: the facts of an embargoed capture
-// that anyone may see (embargo draft §2) — never a byte of its body.
-type Tombstone struct {
-	ID            string      `json:"id"` // the sealed capture's id
-	URL           string      `json:"url"`
-	Time          time.Time   `json:"time"` // capture time
-	Status        int         `json:"status"`
-	Mime          string      `json:"mime,omitempty"`
-	Headers       [][2]string `json:"headers"` // the response header fields as received
-	PayloadDigest string      `json:"payload_digest"`
-	ReleaseAt     time.Time   `json:"release_at"`
-	PeriodDays    int         `json:"period_days"`
-	Usage         []string    `json:"usage,omitempty"`        // combined Content-Usage preferences
-	UsageHeader   []string    `json:"usage_header,omitempty"` // Content-Usage header field lines, raw
-	UsageRobots   []string    `json:"usage_robots,omitempty"` // robots.txt Content-Usage expressions, raw
-	Revisit       bool        `json:"revisit,omitempty"`
-	RefersTo      string      `json:"refers_to,omitempty"`
+// writeTombstone writes the tombstone of e into the current tombstone file (starting a new one
+// when it would pass the shard size) and adds its CDXJ line and audit-log line to log.
+func (p *pass) writeTombstone(fs *fileSet, e store.Entry, log *bytes.Buffer) (store.Mark, error) {
+	rec, err := tombstoneRecord(e, p.now)
+	if err != nil {
+		return store.Mark{}, err
+	}
+	if err := fs.rotate(p, 4096, p.r.opt.ShardSize, tombPrefix, layout.TombstonesDir, "archivectl tombstones: facts of captures still under embargo, without their bodies"); err != nil {
+		return store.Mark{}, err
+	}
+	w := fs.cur
+	off, n, err := w.writeRecord(rec)
+	if err != nil {
+		return store.Mark{}, err
+	}
+	crashPoint("tombstone")
+	loc := store.Location{File: w.rel, Offset: off, Length: n}
+	line, err := cdxjLine(e, public.StateEmbargoed, loc)
+	if err != nil {
+		return store.Mark{}, err
+	}
+	w.lines = append(w.lines, line)
+	if err := writeLogLine(log, public.LogEntry{Pass: p.now, Event: public.EventTombstoned, ID: e.ID, URL: e.URL,
+		Digest: e.PayloadDigest, ReleaseAt: e.ReleaseAt.UTC(), File: loc.File, Offset: loc.Offset, Length: loc.Length}); err != nil {
+		return store.Mark{}, err
+	}
+	return store.Mark{ID: e.ID, State: store.Tombstoned, Public: loc, ReleaseAt: e.ReleaseAt}, nil
 }
 
 // tombstoneOf gathers the public facts of an entry.
-func tombstoneOf(e store.Entry) Tombstone {
+func tombstoneOf(e store.Entry) public.Tombstone {
 	h := e.Headers
 	if h == nil {
 		h = [][2]string{}
 	}
-	return Tombstone{
+	return public.Tombstone{
 		ID: e.ID, URL: e.URL, Time: e.Time.UTC(), Status: e.Status, Mime: e.Mime, Headers: h,
 		PayloadDigest: e.PayloadDigest, ReleaseAt: e.ReleaseAt.UTC(), PeriodDays: e.Period.Days(),
 		Usage: e.Usage, UsageHeader: e.UsageHeader, UsageRobots: e.UsageRobots,
@@ -51,7 +67,7 @@ func tombstoneRecord(e store.Entry, pass time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release: tombstone of %s: %w", e.ID, err)
 	}
-	return store.MarshalRecord(typeMetadata, recordID("tombstone:"+e.ID), pass, TombstoneType, block,
+	return store.MarshalRecord(typeMetadata, recordID("tombstone:"+e.ID), pass, public.TombstoneType, block,
 		[2]string{"WARC-Target-URI", e.URL},
 		[2]string{"WARC-Refers-To", store.IDRef(e.ID)})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 )
@@ -23,9 +24,9 @@ func TestVerifyFindsTampering(t *testing.T) {
 		m, _ := filepath.Glob(filepath.Join(dir, "public", "shards", "*.warc.gz"))
 		return m[0]
 	}
-	firstLog := func(t *testing.T, dir, event string) LogEntry {
-		var out LogEntry
-		ReadLog(dir, func(e LogEntry) error {
+	firstLog := func(t *testing.T, dir, event string) public.LogEntry {
+		var out public.LogEntry
+		public.ReadLog(os.DirFS(filepath.Join(dir, "public")), func(e public.LogEntry) error {
 			if e.Event == event && out.ID == "" {
 				out = e
 			}
@@ -42,7 +43,7 @@ func TestVerifyFindsTampering(t *testing.T) {
 		want   string
 	}{
 		{"a flipped byte in a released record", func(t *testing.T, a *archive) {
-			e := firstLog(t, a.dir, EventReleased)
+			e := firstLog(t, a.dir, public.EventReleased)
 			p := filepath.Join(a.dir, "public", filepath.FromSlash(e.File))
 			b, _ := os.ReadFile(p)
 			b[e.Offset+e.Length/2] ^= 0xff
@@ -51,11 +52,11 @@ func TestVerifyFindsTampering(t *testing.T) {
 		{"a record nobody logged", func(t *testing.T, a *archive) {
 			p := firstShard(a.dir)
 			b, _ := os.ReadFile(p)
-			e := firstLog(t, a.dir, EventReleased)
+			e := firstLog(t, a.dir, public.EventReleased)
 			os.WriteFile(p, append(b, b[e.Offset:e.Offset+e.Length]...), 0o644)
 		}, "does not account for"},
 		{"a body inside a tombstone", func(t *testing.T, a *archive) {
-			e := firstLog(t, a.dir, EventTombstoned)
+			e := firstLog(t, a.dir, public.EventTombstoned)
 			ix, _ := store.OpenIndex(filepath.Join(a.dir, "index.db"), time.Second)
 			ent, _, _ := ix.Get(e.ID)
 			ent.Headers = append(ent.Headers, [2]string{"X-Leak", "<p>" + a.secrets[e.ID] + "</p>"})
@@ -78,8 +79,8 @@ func TestVerifyFindsTampering(t *testing.T) {
 			b, _ := os.ReadFile(layout.ReleaseLog(a.dir))
 			var out bytes.Buffer
 			for _, line := range bytes.SplitAfter(b, []byte("\n")) {
-				var e LogEntry
-				if json.Unmarshal(line, &e) == nil && e.Event == EventReleased && e.ReleaseAt.After(t0) {
+				var e public.LogEntry
+				if json.Unmarshal(line, &e) == nil && e.Event == public.EventReleased && e.ReleaseAt.After(t0) {
 					e.Pass = t0
 					line, _ = json.Marshal(e)
 					line = append(line, '\n')

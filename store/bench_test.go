@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store/surt"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"
 )
 
-// benchPages is real HTML from the Go distribution cut into pages of about 48 KB (the mean page
-// size of DEPENDENCIES §1.6); it falls back to generated text when GOROOT has no docs.
+// benchPages is real HTML from the Go distribution cut into pages of about 48 KB (the size of a
+// typical HTML page); it falls back to generated text when GOROOT has no docs.
 func benchPages(b *testing.B) [][]byte {
 	var pages [][]byte
 	for _, p := range []string{"doc/go_spec.html", "doc/go_mem.html", "doc/asm.html", "src/internal/trace/traceviewer/static/trace_viewer_full.html"} {
@@ -173,8 +174,8 @@ func fillIndex(b *testing.B, path string, n, due int, sync bool) time.Duration {
 					rel = t0.Add(-time.Duration(due-j) * time.Second)
 				}
 				u := fmt.Sprintf("https://example%d.com/page/%d", j%1000, j)
-				surt, _ := SURT(u)
-				e := Entry{ID: fmt.Sprintf("<urn:uuid:00000000-0000-4000-8000-%012d>", j), URL: u, SURT: surt, Time: at,
+				key, _ := surt.Key(u)
+				e := Entry{ID: fmt.Sprintf("<urn:uuid:00000000-0000-4000-8000-%012d>", j), URL: u, SURT: key, Time: at,
 					Status: 200, Mime: "text/html", Headers: [][2]string{{"Content-Type", "text/html"}, {"Content-Length", "48000"}},
 					PayloadDigest: Digest("sha256", fmt.Append(nil, j)), Period: embargo.Quarter, FirstSeen: at, ReleaseAt: rel,
 					Request:  Location{File: "archivectl-20260301120000000-00001-host.warc.gz", Offset: int64(j) * 3000, Length: 300},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/store/surt"
+
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -210,7 +212,7 @@ func (c *codec) encode(dst []byte, e *Entry) ([]byte, error) {
 	if e.Revisit {
 		flags |= flagRevisit
 	}
-	if s, err := SURT(e.URL); err == nil && s == e.SURT {
+	if s, err := surt.Key(e.URL); err == nil && s == e.SURT {
 		flags |= flagSURTOfURL
 	}
 	q, r, m := e.Request, e.Response, e.Metadata

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // errCorrupt is a value that does not decode.
@@ -95,7 +96,7 @@ func (r *reader) digest() string {
 }
 
 // decode rebuilds the entry stored under key k in the bucket of state.
-func (c *codec) decode(state State, k, v []byte) (Entry, error) {
+func (c *codec) decode(state CaptureState, k, v []byte) (Entry, error) {
 	e := Entry{State: state}
 	if len(k) < 13 {
 		return e, fmt.Errorf("index key %x: %w", k, errCorrupt)
@@ -141,7 +142,7 @@ func (c *codec) decode(state State, k, v []byte) (Entry, error) {
 	}
 	e.URL = r.str()
 	if flags&flagSURTOfURL != 0 {
-		if e.SURT, err = SURT(e.URL); err != nil && r.err == nil {
+		if e.SURT, err = surt.Key(e.URL); err != nil && r.err == nil {
 			r.err = err
 		}
 	} else {

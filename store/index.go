@@ -303,10 +303,10 @@ func deleteFirstSeen(tx *bolt.Tx, e Entry) error {
 	return tx.Bucket(bucketFirstSeen).Delete(k)
 }
 
-func countKey(s State) []byte { return []byte("count/" + s.String()) }
+func countKey(s CaptureState) []byte { return []byte("count/" + s.String()) }
 
 // addCount adjusts the number of captures in state s.
-func addCount(tx *bolt.Tx, s State, d int64) error {
+func addCount(tx *bolt.Tx, s CaptureState, d int64) error {
 	if d == 0 {
 		return nil
 	}
@@ -320,7 +320,7 @@ func addCount(tx *bolt.Tx, s State, d int64) error {
 	return b.Put(countKey(s), v)
 }
 
-func getCount(tx *bolt.Tx, s State) int {
+func getCount(tx *bolt.Tx, s CaptureState) int {
 	if v := tx.Bucket(bucketMeta).Get(countKey(s)); len(v) == 8 {
 		return int(binary.BigEndian.Uint64(v))
 	}

@@ -12,7 +12,7 @@ import (
 // Mark records that a release pass moved a capture to a new state.
 type Mark struct {
 	ID     string
-	State  State
+	State  CaptureState
 	Public Location
 	// ReleaseAt, when set, is the capture's release time as the index holds it (Entry.ReleaseAt):
 	// Mark then finds the entry by its key, without a lookup by id. It is not part of a Mark's JSON.
@@ -69,7 +69,7 @@ func markAll(c *codec, marks []Mark) error {
 		delta[to]++
 	}
 	for s, d := range delta {
-		if err := addCount(c.tx, State(s), d); err != nil {
+		if err := addCount(c.tx, CaptureState(s), d); err != nil {
 			return err
 		}
 	}
@@ -88,7 +88,7 @@ func resolve(tx *bolt.Tx, j *markJob) error {
 
 // markOne applies one mark and returns the states it moved the capture between (equal when
 // nothing changed).
-func markOne(c *codec, j *markJob) (from, to State, err error) {
+func markOne(c *codec, j *markJob) (from, to CaptureState, err error) {
 	m := j.m
 	e, ok, err := getAt(c, j.key)
 	if err == nil && !ok && !m.ReleaseAt.IsZero() {

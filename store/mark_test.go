@@ -34,7 +34,7 @@ func TestMarkReleaseAtHints(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []struct {
-		state  State
+		state  CaptureState
 		public Location
 	}{{Tombstoned, pub(0)}, {Tombstoned, pub(1)}, {Tombstoned, pub(2)}, {Released, pub(30)}, {Sealed, Location{}}, {Sealed, Location{}}}
 	for i, w := range want {

@@ -59,10 +59,10 @@ func (ix *Index) scan(read readFunc, fn func(Entry) error) error {
 }
 
 // stateRead reads the state buckets of states merged in key order (release order), while keep(key).
-func stateRead(states []State, keep func(k []byte) bool) readFunc {
+func stateRead(states []CaptureState, keep func(k []byte) bool) readFunc {
 	return func(c *codec, from []byte, inclusive bool, add func([]byte, Entry) bool) error {
 		type cur struct {
-			s    State
+			s    CaptureState
 			c    *bolt.Cursor
 			k, v []byte
 		}
@@ -98,7 +98,7 @@ func stateRead(states []State, keep func(k []byte) bool) readFunc {
 }
 
 // pending are the states of captures not yet released.
-var pending = []State{Sealed, Tombstoned}
+var pending = []CaptureState{Sealed, Tombstoned}
 
 // Due calls fn, in release order, for every unreleased capture with ReleaseAt ≤ now. It reads
 // only the entries it yields, in key order; fn runs with the index closed and may call Mark.
@@ -111,7 +111,7 @@ func (ix *Index) Due(now time.Time, fn func(Entry) error) error {
 // the captures that need a tombstone. fn runs with the index closed and may call Mark.
 func (ix *Index) Embargoed(now time.Time, fn func(Entry) error) error {
 	start := timeKey(now.Add(time.Nanosecond))
-	read := stateRead([]State{Sealed}, func([]byte) bool { return true })
+	read := stateRead([]CaptureState{Sealed}, func([]byte) bool { return true })
 	return ix.scan(func(c *codec, from []byte, inclusive bool, add func([]byte, Entry) bool) error {
 		if from == nil {
 			from = start
@@ -153,7 +153,7 @@ func (ix *Index) ByURL(surt string, fn func(Entry) error) error {
 
 // Each calls fn for every capture the index holds, in release order; fn runs with the index closed.
 func (ix *Index) Each(fn func(Entry) error) error {
-	return ix.scan(stateRead([]State{Sealed, Tombstoned, Released}, func([]byte) bool { return true }), fn)
+	return ix.scan(stateRead([]CaptureState{Sealed, Tombstoned, Released}, func([]byte) bool { return true }), fn)
 }
 
 // Get returns one capture's entry.

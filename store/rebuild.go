@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/archivectl/archivectl/store/surt"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -58,12 +59,12 @@ func (r *rebuilder) add(loc Location, rec gowarc.WarcRecord) {
 			return
 		}
 		url := h.Get(gowarc.WarcTargetURI)
-		surt, err := SURT(url)
+		key, err := surt.Key(url)
 		if err != nil {
 			bad(err)
 			return
 		}
-		e := &Entry{ID: id, URL: url, SURT: surt, Time: t.UTC(), Status: head.Status, Mime: head.mime(), Headers: head.Headers,
+		e := &Entry{ID: id, URL: url, SURT: key, Time: t.UTC(), Status: head.Status, Mime: head.mime(), Headers: head.Headers,
 			PayloadDigest: h.Get(gowarc.WarcPayloadDigest), Response: loc}
 		if rec.Type() == gowarc.Revisit {
 			e.Revisit, e.RefersTo = true, h.Get(gowarc.WarcRefersTo)

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store/surt"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"
 )
@@ -181,7 +182,7 @@ func (s *Store) build(c Capture) (*sealing, error) {
 		t = s.opt.Now()
 	}
 	t = t.UTC().Round(0)
-	surt, err := SURT(c.URL)
+	key, err := surt.Key(c.URL)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +205,7 @@ func (s *Store) build(c Capture) (*sealing, error) {
 	}
 	p.main = p.resp
 	p.e = Entry{
-		ID: IDRef(p.resp.RecordId()), URL: c.URL, SURT: surt, Time: t, Status: head.Status, Mime: head.mime(),
+		ID: IDRef(p.resp.RecordId()), URL: c.URL, SURT: key, Time: t, Status: head.Status, Mime: head.mime(),
 		Headers: head.Headers, PayloadDigest: p.resp.WarcHeader().Get(gowarc.WarcPayloadDigest),
 		Period: c.Period, FirstSeen: t, Robots: c.Robots,
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, State: Sealed,
@@ -230,7 +231,8 @@ func (b *batch) firstSeen(surt, digest string) (Entry, bool, error) {
 	return lookupFirstSeen(b.c, surt, digest)
 }
 
-// decide fixes the capture's first seen, release time and whether it is a revisit (SPEC §2.10, D7, D13).
+// decide fixes the capture's first seen, release time and whether it is a revisit
+// (docs/rules.md#release-time, docs/rules.md#d7, docs/rules.md#d13).
 func (s *Store) decide(b *batch, p *sealing) error {
 	e := &p.e
 	orig, found, err := b.firstSeen(e.SURT, e.PayloadDigest)
@@ -282,6 +284,8 @@ func (s *Store) encode(p *sealing) error {
 		Capture: e.ID, URL: c.URL, Period: e.Period, Rule: c.Rule, LastModified: e.LastModified,
 		FirstSeen: e.FirstSeen, ReleaseAt: e.ReleaseAt, Robots: c.Robots, RobotsID: c.RobotsID,
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, Truncated: c.Truncated, Outlinks: c.Outlinks,
+		RequisiteOf: c.RequisiteOf, RequisiteOfID: c.RequisiteOfID, Sitemap: c.Sitemap, SitemapLastmod: c.SitemapLastmod,
+		EmbargoSource: c.EmbargoSource,
 	}.encode()
 	if err != nil {
 		return err

@@ -136,7 +136,7 @@ func TestUpgradeV1Fixture(t *testing.T) {
 	if c, err := ix.Counts(t0.Add(8 * 24 * time.Hour)); err != nil || c != (Counts{Sealed: 1, Tombstoned: 2, Released: 4}) {
 		t.Errorf("counts %+v %v", c, err)
 	}
-	byState := func(s State) (ids []string) {
+	byState := func(s CaptureState) (ids []string) {
 		for id, e := range want {
 			if e.State == s {
 				ids = append(ids, id)
@@ -207,7 +207,7 @@ func TestReindexV1(t *testing.T) {
 	t.Parallel()
 	dir := copyFixture(t)
 	want, ends := v1Entries(t, filepath.Join(dir, layout.IndexFile))
-	if ps, err := ReindexReport(context.Background(), dir); err != nil || len(ps) != 0 {
+	if ps, err := Reindex(context.Background(), dir); err != nil || len(ps) != 0 {
 		t.Fatalf("reindex: %v %v", ps, err)
 	}
 	checkUpgraded(t, dir, want, ends)

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The reliability campaign of archivectl (issue 8), in full:
-#   property  the leak property test: 10 random archives × 1,000 captures × 12 release passes
+#   property  the leak property test: 10 random archives × 1,000 captures × 12 release passes,
+#             and 10 random crawled webs of pages and CDN origins (cross-origin requisites)
 #   crash     kill -9 campaign: 50 release passes, 50 crawls, 50 rotating seal batches
 #   hostile   corrupt WARC files, malformed CDXJ, hostile queries, the ten hostile servers
 #   fuzz      every fuzz target of the repository for $FUZZTIME each (default 10m)
@@ -34,14 +35,14 @@ tests() { # name regexp
 	grep -E 'seed [0-9]+ \(|campaign:|leak property:|hostile crawl:|^(--- |ok|FAIL)' "$log" | grep -v -- '--- PASS: .*/' || true
 }
 
-case $what in property | all) tests property '^TestNoEarlyPublication$' ;; esac
+case $what in property | all) tests property '^TestNoEarlyPublication(Requisites)?$' ;; esac
 case $what in crash | all) tests crash '^(TestKillReleasePass|TestKillCrawl|TestKillRotatingSeal)$' ;; esac
 case $what in hostile | all) tests hostile '^(TestCorruptSealedWARC|TestCorruptPublicShard|TestHostileQueries|TestMalformedCDXJ|TestHostileServers)$' ;; esac
 
 case $what in fuzz | all)
 	targets=${FUZZ_TARGETS:-"./crawler/robots:FuzzParse ./crawler/robots:FuzzMatch ./crawler/robots:FuzzContentUsage
-./crawler/aipref:FuzzParse ./store:FuzzSURT ./store:FuzzParseResponseHead ./store:FuzzParseFacts
-./release:FuzzParseLine ./release/lookup:FuzzParseLine ./release/lookup:FuzzReadPayload ./release/lookup:FuzzParseCursor
+./crawler/aipref:FuzzParse ./store/surt:FuzzKey ./store:FuzzParseResponseHead ./store:FuzzParseFacts
+./release/public:FuzzParseLine ./release/public:FuzzParse ./release/lookup:FuzzReadPayload ./release/lookup:FuzzParseCursor
 ./test/reliability:FuzzReadRecord ./test/reliability:FuzzScanFile ./test/reliability:FuzzDamagedMember
 ./embargo:FuzzParseHTTPDate ./embargo:FuzzParsePeriod ./crawler:FuzzParseSeeds ./crawler:FuzzExtractLinks"}
 	for t in $targets; do

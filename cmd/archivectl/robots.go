@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -26,7 +24,7 @@ used for every URL; without it /robots.txt is fetched from each URL's origin.
 flags:
 `
 
-// robotsResult is one line of output: the contract fields first (DESIGN §5), then the extras.
+// robotsResult is one line of output: the contract fields first (docs/formats.md#robots-json), then the extras.
 type robotsResult struct {
 	URL          string            `json:"url"`
 	Allowed      bool              `json:"allowed"`
@@ -49,59 +47,47 @@ type robotsSource struct {
 
 // runRobots is "archivectl robots".
 func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("robots", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported below, in one line
-	var common commonFlags
-	common.register(fs)
-	agent := fs.String("agent", "", "product token matched against user-agent lines (default from config: archivectl)")
-	file := fs.String("robots", "", `robots.txt file to evaluate ("-" for stdin); without it, fetch from each URL's origin`)
-	rawURLs, err := parseRobotsArgs(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stderr, robotsUsage)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl robots: %v; run \"archivectl robots -h\" for the flags\n", err)
-		return 2
-	}
-	cfg, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
-		return 2
+	var file string
+	cfg, rawURLs, code, ok := cli{
+		name:   "robots",
+		usage:  robotsUsage,
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against user-agent lines")
+			fs.StringVar(&file, "robots", "", `robots.txt file to evaluate ("-" for stdin); without it, fetch from each URL's origin`)
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
 	token := cfg.Crawl.Agent
-	agentSet := false
-	fs.Visit(func(f *flag.Flag) { agentSet = agentSet || f.Name == "agent" })
-	if agentSet {
-		token = *agent
-	}
-	if !robots.ValidAgent(token) {
-		fmt.Fprintf(stderr, "archivectl robots: invalid --agent %q: a product token is letters, '-' and '_' only, e.g. archivectl\n", token)
-		return 2
-	}
 	if len(rawURLs) == 0 {
 		fmt.Fprintln(stderr, "archivectl robots: no URL given; usage: archivectl robots --agent TOKEN [--robots FILE] URL...")
 		return 2
 	}
-	targets := make([]robotsTarget, len(rawURLs))
+	targets := make([]robots.Target, len(rawURLs))
 	for i, raw := range rawURLs {
-		if targets[i], err = parseRobotsTarget(raw, *file != ""); err != nil {
-			fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
+		var err error
+		if targets[i], err = robots.ParseTarget(raw, file != ""); err != nil {
+			fmt.Fprintf(stderr, "archivectl robots: %v\n", robotsTargetError(err))
+			return 2
+		}
+		if o := targets[i].Origin; o != "" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+			// As for a seed: archivectl crawls only http and https, robots.txt file at hand or not.
+			fmt.Fprintf(stderr, "archivectl robots: invalid URL %q: not an absolute http or https URL; archivectl crawls only those\n", raw)
 			return 2
 		}
 	}
 
-	var rulesFor func(origin string) (*robots.Robots, error)
-	if *file != "" {
-		body, err := readRobotsFile(*file, stdin)
+	var rulesFor func(origin string) (*robots.File, error)
+	if file != "" {
+		p, err := readRobotsFile(file, stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
 			return 2
 		}
-		r := &robots.Robots{Availability: robots.Available, Policy: robots.NewPolicy(body), Reason: "read from " + *file}
-		rulesFor = func(string) (*robots.Robots, error) { return r, nil }
+		r := &robots.File{Availability: robots.Available, Policy: p, Reason: "read from " + file}
+		rulesFor = func(string) (*robots.File, error) { return r, nil }
 	} else {
 		ua := cfg.Crawl.UserAgent
 		if ua == "" {
@@ -109,7 +95,7 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 		client := &http.Client{Timeout: cfg.Crawl.Timeout}
 		cache := robots.NewCache(robots.HTTPFetch(client, ua), time.Now, robots.CacheOptions{})
-		rulesFor = func(origin string) (*robots.Robots, error) {
+		rulesFor = func(origin string) (*robots.File, error) {
 			r, _, err := cache.Get(ctx, origin)
 			return r, err
 		}
@@ -118,14 +104,14 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	enc := json.NewEncoder(stdout)
 	enc.SetEscapeHTML(false)
 	for _, t := range targets {
-		r, err := rulesFor(t.origin)
+		r, err := rulesFor(t.Origin)
 		if err != nil {
 			fmt.Fprintf(stderr, "archivectl robots: interrupted: %v\n", err)
 			return 1
 		}
-		res := evaluateRobotsTarget(t, token, r)
-		if *file != "" {
-			res.Robots.URL = *file
+		res := robotsOutput(t, r.EvaluatePath(token, t.PathQuery), r)
+		if file != "" {
+			res.Robots.URL = file
 		}
 		if err := enc.Encode(res); err != nil {
 			fmt.Fprintf(stderr, "archivectl robots: writing output: %v\n", err)
@@ -135,80 +121,19 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	return 0
 }
 
-// parseRobotsArgs parses flags that may stand before, between or after the positional
-// arguments, and returns the positional ones.
-func parseRobotsArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(pos, rest...), nil // everything after "--" is positional
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+// robotsTargetError adds to a robots.ParseTarget error what the person can do about it.
+func robotsTargetError(err error) error {
+	switch {
+	case errors.Is(err, robots.ErrNotFetchable):
+		return fmt.Errorf("%w; pass the file with --robots FILE", err)
+	case errors.Is(err, robots.ErrNoHost):
+		return fmt.Errorf("%w; give a URL such as https://example.com/page", err)
 	}
+	return fmt.Errorf("%w; give an absolute URL such as https://example.com/page", err)
 }
 
-// robotsTarget is one URL argument: its origin and its path-and-query as the user wrote them.
-type robotsTarget struct {
-	raw       string
-	origin    string // scheme://host[:port]; "" for a bare path
-	pathQuery string // "/" when the URL has no path; fragment dropped
-}
-
-// parseRobotsTarget checks one URL argument. The path and query are taken as written (RFC 9309
-// normalisation applies later), so a stray "%" in them is no error. With a robots.txt file a
-// bare path ("/a?b") is accepted too; without one the URL must be http or https, since its
-// origin's robots.txt is fetched.
-func parseRobotsTarget(raw string, haveFile bool) (robotsTarget, error) {
-	t := robotsTarget{raw: raw}
-	rest, _, _ := strings.Cut(raw, "#")
-	if haveFile && strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "//") {
-		t.pathQuery = rest
-		return t, nil
-	}
-	scheme, hier, ok := strings.Cut(rest, "://")
-	if !ok {
-		return t, fmt.Errorf("invalid URL %q: not absolute; give an absolute URL such as https://example.com/page", raw)
-	}
-	authority := hier
-	if i := strings.IndexAny(hier, "/?"); i >= 0 {
-		authority, t.pathQuery = hier[:i], hier[i:]
-	}
-	if !strings.HasPrefix(t.pathQuery, "/") {
-		t.pathQuery = "/" + t.pathQuery
-	}
-	u, err := url.Parse(scheme + "://" + authority)
-	if err != nil {
-		return t, fmt.Errorf("invalid URL %q: %v; give an absolute URL such as https://example.com/page", raw, robotsURLError(err))
-	}
-	if u.Host == "" {
-		return t, fmt.Errorf("invalid URL %q: no host; give a URL such as https://example.com/page", raw)
-	}
-	if !haveFile && u.Scheme != "http" && u.Scheme != "https" {
-		return t, fmt.Errorf("cannot fetch robots.txt for %q: only http and https are fetched; pass the file with --robots FILE", raw)
-	}
-	t.origin = robots.Origin(u)
-	return t, nil
-}
-
-// robotsURLError drops net/url's repetition of the URL from its error.
-func robotsURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
-}
-
-// readRobotsFile reads at most what the parser uses (plus one byte to tell a cut line).
-func readRobotsFile(name string, stdin io.Reader) ([]byte, error) {
+// readRobotsFile parses the robots.txt file given with --robots ("-" for stdin).
+func readRobotsFile(name string, stdin io.Reader) (*robots.Policy, error) {
 	var r io.Reader = stdin
 	if r == nil {
 		r = strings.NewReader("")
@@ -224,18 +149,17 @@ func readRobotsFile(name string, stdin io.Reader) ([]byte, error) {
 		}
 		r = f
 	}
-	body, err := io.ReadAll(io.LimitReader(r, robots.MaxBytes+1))
+	p, err := robots.ReadPolicy(r)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read robots.txt file %s: %v", name, err)
 	}
-	return body, nil
+	return p, nil
 }
 
-// evaluateRobotsTarget builds the output line for one URL.
-func evaluateRobotsTarget(t robotsTarget, token string, r *robots.Robots) robotsResult {
-	d := r.EvaluatePath(token, t.pathQuery)
+// robotsOutput is the output line for one URL: the decision d of r.
+func robotsOutput(t robots.Target, d robots.Decision, r *robots.File) robotsResult {
 	res := robotsResult{
-		URL:          t.raw,
+		URL:          t.Raw,
 		Allowed:      d.Allowed,
 		ContentUsage: d.ContentUsage,
 		Rule:         d.Rule,
@@ -248,8 +172,8 @@ func evaluateRobotsTarget(t robotsTarget, token string, r *robots.Robots) robots
 	if res.ContentUsage == nil {
 		res.ContentUsage = []string{}
 	}
-	if t.origin != "" {
-		res.Robots.URL = t.origin + "/robots.txt"
+	if t.Origin != "" {
+		res.Robots.URL = t.Origin + "/robots.txt"
 	}
 	if n := len(r.Hops); n > 0 {
 		res.Robots.Status = r.Hops[n-1].Status
@@ -263,12 +187,7 @@ func evaluateRobotsTarget(t robotsTarget, token string, r *robots.Robots) robots
 		res.CrawlDelay = &s
 	}
 	if d.Allowed {
-		ps := make([]aipref.Prefs, 0, len(d.ContentUsage))
-		for _, s := range d.ContentUsage {
-			p, _ := aipref.Parse(s) // an unparseable statement leaves every category unknown (D18)
-			ps = append(ps, p)
-		}
-		combined := aipref.Combine(ps...)
+		combined := d.Usage()
 		res.Usage = make(map[string]string)
 		for _, label := range aipref.Categories() {
 			res.Usage[label] = map[aipref.Value]string{aipref.Allow: "allow", aipref.Disallow: "disallow"}[combined.Get(label)]

@@ -36,14 +36,36 @@ const (
 	Search  = "search"   // Search
 )
 
-// categories lists the known labels in sorted order.
-var categories = []string{AIUse, Search, TrainAI}
+// Category is one usage category of the vocabulary: its label and its name in words.
+type Category struct {
+	Label string // e.g. "train-ai"
+	Name  string // e.g. "AI training"
+}
+
+// vocabulary lists the known categories in the vocabulary's order: the one list of them.
+var vocabulary = []Category{
+	{TrainAI, "AI training"},
+	{AIUse, "AI use"},
+	{Search, "Search"},
+}
+
+// Vocabulary returns the categories this package recognises (vocab-08 §4), in the vocabulary's order.
+func Vocabulary() []Category { return slices.Clone(vocabulary) }
 
 // Categories returns the labels this package recognises (vocab-08), sorted.
-func Categories() []string { return slices.Clone(categories) }
+func Categories() []string {
+	out := make([]string, len(vocabulary))
+	for i, c := range vocabulary {
+		out[i] = c.Label
+	}
+	slices.Sort(out)
+	return out
+}
 
 // known reports whether label is a category of the vocabulary.
-func known(label string) bool { return slices.Contains(categories, label) }
+func known(label string) bool {
+	return slices.ContainsFunc(vocabulary, func(c Category) bool { return c.Label == label })
+}
 
 // Prefs maps a known category label to Allow or Disallow; a missing label is Unknown.
 type Prefs map[string]Value

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // Input limits.
@@ -101,7 +101,10 @@ func parseQuery(r *http.Request) (query, error) {
 	if len(r.URL.RawQuery) > maxQuery {
 		return q, fmt.Errorf("the query string is longer than %d bytes; shorten it", maxQuery)
 	}
-	v := r.URL.Query()
+	v, err := queryValues(r.URL.RawQuery)
+	if err != nil {
+		return q, err
+	}
 	q.raw = strings.TrimSpace(v.Get("url"))
 	switch {
 	case q.raw == "":
@@ -112,7 +115,10 @@ func parseQuery(r *http.Request) (query, error) {
 	if !strings.Contains(q.raw, "://") {
 		q.raw = "https://" + q.raw // what a person types into the search box
 	}
-	key, err := store.SURT(q.raw)
+	if err := checkURL(q.raw); err != nil {
+		return q, err
+	}
+	key, err := surt.Key(q.raw)
 	if err != nil {
 		return q, fmt.Errorf("%q is not an absolute http(s) URL; give one like https://example.com/page", q.raw)
 	}
@@ -165,7 +171,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 			return
 		}
-		writeCaptures(w, q.raw, "", cs, "")
+		writeCaptures(w, q.raw, "", asOf(cs, s.now()), "")
 		return
 	}
 	page, more := ix.prefix(q.matcher(), q.after, q.limit)
@@ -173,7 +179,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 	if more {
 		next = cursorAfter(&page[len(page)-1]).String()
 	}
-	writeCaptures(w, q.raw, "prefix", page, next)
+	writeCaptures(w, q.raw, "prefix", asOf(page, s.now()), next)
 }
 
 // cursor is the position of the last capture of a page: the next page starts after it. It names
@@ -248,7 +254,7 @@ type dayJSON struct {
 func (s *Server) handleCalendarJSON(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	out := calendarJSON{Generation: ix.generation, Released: ix.released, Embargoed: ix.embargoed, Days: []dayJSON{}}
-	if t := ix.state.LastPass; t != nil && !t.IsZero() {
+	if t := ix.state.LastPass; !t.IsZero() {
 		out.LastPass = t.UTC().Format(time.RFC3339)
 	}
 	if t := ix.state.NextRelease; t != nil {

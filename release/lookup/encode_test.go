@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/archivectl/archivectl/release/public"
 )
 
 // reference renders a capture through encoding/json: what the hand encoder must match.
 func reference(c *capture) captureJSON {
 	j := captureJSON{
-		URL: c.url(), Timestamp: formatTime(c.time), Status: int(c.status), State: stateEmbargoed,
+		URL: c.url(), Timestamp: formatTime(c.time), Status: int(c.status), State: public.StateEmbargoed,
 		ReleaseAt: formatTime(c.releaseAt), PayloadDigest: c.digest(), Mime: c.mime,
 		ContentUsage: c.usage, Revisit: c.revisit,
 	}
@@ -20,7 +22,7 @@ func reference(c *capture) captureJSON {
 		j.ContentUsage = []string{}
 	}
 	if c.released {
-		j.State = stateReleased
+		j.State = public.StateReleased
 		j.WARC = &warcJSON{File: c.file, Offset: c.offset, Length: c.length}
 	}
 	return j

@@ -1,13 +1,9 @@
 package lookup
 
 import (
-	"bufio"
-	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"io/fs"
 	"log/slog"
 	"runtime"
@@ -16,17 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/public"
 )
-
-// The two states a public capture can be in.
-const (
-	stateReleased  = release.StateReleased
-	stateEmbargoed = release.StateEmbargoed
-)
-
-// maxLine bounds one CDXJ line; a longer one is skipped as malformed.
-const maxLine = 1 << 20
 
 // capture is one public capture as the lookup keeps it, compact for a million of them: the
 // SURT key, URL, payload digest and raw header JSON share one string; shared values are interned.
@@ -66,7 +53,7 @@ type index struct {
 	embargoed  int
 	badLines   int
 	generation int64
-	state      publicState
+	state      public.Status
 	loadedIn   time.Duration
 	days       []dayCount       // embargoed captures per release day (UTC), ascending
 	files      map[string]int64 // the CDXJ files read, with their sizes
@@ -89,13 +76,9 @@ type dayCount struct {
 // (or with prev nil) everything is read again.
 func loadIndex(fsys fs.FS, logger *slog.Logger, prev *index) (*index, error) {
 	start := time.Now()
-	var names []string
-	for _, dir := range []string{"shards", "tombstones"} {
-		m, err := fs.Glob(fsys, dir+"/*.cdxj")
-		if err != nil {
-			return nil, fmt.Errorf("list public/%s: %w", dir, err)
-		}
-		names = append(names, m...)
+	names, err := public.CDXJFiles(fsys)
+	if err != nil {
+		return nil, err
 	}
 	files := make(map[string]int64, len(names))
 	for _, name := range names {
@@ -131,6 +114,7 @@ func loadIndex(fsys fs.FS, logger *slog.Logger, prev *index) (*index, error) {
 		for _, e := range r.bad {
 			logger.Warn("skipping malformed CDXJ line", "file", names[i], "line", e.line, "err", e.err)
 		}
+		warnBeyondShards(fsys, logger, names[i], r.chunks)
 		ix.badLines += len(r.bad)
 		for _, c := range r.chunks {
 			total += len(c)
@@ -239,169 +223,6 @@ func dedupe(cs []capture) []capture {
 	}
 	clear(cs[len(out):])
 	return out
-}
-
-// chunk is how many captures readFile collects before starting a new slice: growing one
-// slice of a million captures would copy (and write-barrier) every one of them many times.
-const chunk = 8192
-
-// fileResult is what one CDXJ file yielded.
-type fileResult struct {
-	chunks [][]capture
-	bad    []badLine
-	err    error
-}
-
-// badLine is a skipped line: its number and why.
-type badLine struct {
-	line int
-	err  error
-}
-
-// readFile parses one CDXJ file of the public directory.
-func readFile(fsys fs.FS, name string, seed maphash.Seed) (r fileResult) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		r.err = fmt.Errorf("open public/%s: %w", name, err)
-		return r
-	}
-	defer f.Close()
-	in := newInterner()
-	br := bufio.NewReaderSize(f, 256<<10)
-	cur := make([]capture, 0, chunk)
-	defer func() { r.chunks = append(r.chunks, cur) }()
-	for n := 1; ; n++ {
-		b, err := readLine(br)
-		if len(b) > 0 {
-			if p, perr := parseLine(b); perr != nil {
-				r.bad = append(r.bad, badLine{n, perr})
-			} else if c, cerr := toCapture(p, in, seed); cerr != nil {
-				r.bad = append(r.bad, badLine{n, cerr})
-			} else {
-				if len(cur) == chunk {
-					r.chunks = append(r.chunks, cur)
-					cur = make([]capture, 0, chunk)
-				}
-				cur = append(cur, c)
-			}
-		}
-		if err == io.EOF {
-			return r
-		}
-		if err != nil {
-			r.err = fmt.Errorf("read public/%s: %w", name, err)
-			return r
-		}
-	}
-}
-
-// readLine returns the next line without its end; a line longer than maxLine comes back as
-// a marker that fails to parse, so it is counted as malformed rather than ending the file.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	b, err := br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		long := append([]byte(nil), b...)
-		for err == bufio.ErrBufferFull {
-			b, err = br.ReadSlice('\n')
-			if len(long) < maxLine {
-				long = append(long, b...)
-			}
-		}
-		if len(long) >= maxLine {
-			return []byte("line too long"), err
-		}
-		b = long
-	}
-	return bytes.TrimRight(b, "\r\n"), err
-}
-
-// toCapture turns a parsed line into the compact form.
-func toCapture(p parsed, in *interner, seed maphash.Seed) (capture, error) {
-	f := &p.f
-	c := capture{
-		mime: in.string(f.mime), file: in.string(f.filename), time: p.time, releaseAt: p.releaseAt,
-		offset: f.offset, length: f.length, status: uint16(f.status),
-		released: string(f.state) == stateReleased, revisit: f.revisit,
-	}
-	if c.released {
-		if c.file == "" || c.length == 0 {
-			return c, fmt.Errorf("released capture %s has no record location", f.url)
-		}
-		if !fs.ValidPath(c.file) || !strings.HasPrefix(c.file, "shards/") {
-			return c, fmt.Errorf("record file %q is not under shards/", c.file)
-		}
-	}
-	var err error
-	if c.usage, err = in.list(f.usage); err != nil {
-		return c, fmt.Errorf("usage: %w", err)
-	}
-	if len(f.id) > 0 {
-		c.id = maphash.Bytes(seed, f.id)
-		if f.idEscaped {
-			id, ok := unescape(in.buf[:0], f.id)
-			if !ok {
-				var s string
-				if err := json.Unmarshal(append(append([]byte{'"'}, f.id...), '"'), &s); err != nil {
-					return c, fmt.Errorf("id: %w", err)
-				}
-				id = []byte(s)
-			}
-			c.id, in.buf = maphash.Bytes(seed, id), id
-		}
-	} else { // no id: the capture is its key, time and digest
-		c.id = maphash.String(seed, string(p.key)+" "+string(f.time)+" "+string(f.digest))
-	}
-	var b strings.Builder
-	b.Grow(len(p.key) + len(f.url) + len(f.digest) + len(f.headers))
-	b.Write(p.key)
-	b.Write(f.url)
-	b.Write(f.digest)
-	b.Write(f.headers)
-	c.text = b.String()
-	c.keyEnd = uint32(len(p.key))
-	c.urlEnd = c.keyEnd + uint32(len(f.url))
-	c.digestEnd = c.urlEnd + uint32(len(f.digest))
-	return c, nil
-}
-
-// interner shares, within one file, the strings and lists that many captures repeat.
-type interner struct {
-	strings map[string]string
-	lists   map[string][]string
-	buf     []byte // scratch for decoding ids
-}
-
-func newInterner() *interner {
-	return &interner{strings: map[string]string{}, lists: map[string][]string{}}
-}
-
-// string returns the shared copy of b.
-func (in *interner) string(b []byte) string {
-	if s, ok := in.strings[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	in.strings[s] = s
-	return s
-}
-
-// list returns the shared decoding of a raw JSON array of strings; nil for an absent or empty one.
-func (in *interner) list(raw []byte) ([]string, error) {
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	if l, ok := in.lists[string(raw)]; ok {
-		return l, nil
-	}
-	var l []string
-	if err := json.Unmarshal(raw, &l); err != nil {
-		return nil, err
-	}
-	if len(l) == 0 {
-		l = nil
-	}
-	in.lists[string(raw)] = l
-	return l, nil
 }
 
 // exact returns the captures whose SURT is key, newest first.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -64,8 +65,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 
 // loaded records a freshly loaded index.
 func (m *metrics) loaded(ix *index) {
-	m.captures.WithLabelValues(stateReleased).Set(float64(ix.released))
-	m.captures.WithLabelValues(stateEmbargoed).Set(float64(ix.embargoed))
+	m.captures.WithLabelValues(public.StateReleased).Set(float64(ix.released))
+	m.captures.WithLabelValues(public.StateEmbargoed).Set(float64(ix.embargoed))
 	m.generation.Set(float64(ix.generation))
 	m.badLines.Set(float64(ix.badLines))
 	m.loadTime.Set(ix.loadedIn.Seconds())

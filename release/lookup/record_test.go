@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/public"
 )
 
 func TestRecord(t *testing.T) {
@@ -120,7 +120,7 @@ func TestRecordStaysInPublic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, name := range []string{"../sealed/x.warc.gz", "shards/../../sealed/x.warc.gz", "/etc/passwd", "tombstones/x.warc.gz"} {
-		f.add("shards/PUBLIC-20261129000000-00001.cdxj", release.CDXJ{
+		f.add("shards/PUBLIC-20261129000000-00001.cdxj", public.CDXJ{
 			URL: "https://evil.example/" + itoa(i), Status: 200, Digest: "sha256:ff", ID: "<urn:uuid:evil" + itoa(i) + ">",
 			Time: "2026-01-01T00:00:00Z", ReleaseAt: "2026-01-01T00:00:00Z", State: "released", Filename: name, Length: 12,
 		})
@@ -128,7 +128,7 @@ func TestRecordStaysInPublic(t *testing.T) {
 	if err := os.Symlink(filepath.Join(secret, "x.warc.gz"), filepath.Join(f.dir, "shards", "link.warc.gz")); err != nil {
 		t.Fatal(err)
 	}
-	f.add("shards/PUBLIC-20261129000000-00001.cdxj", release.CDXJ{
+	f.add("shards/PUBLIC-20261129000000-00001.cdxj", public.CDXJ{
 		URL: "https://evil.example/link", Status: 200, Digest: "sha256:ff", ID: "<urn:uuid:link>",
 		Time: "2026-01-01T00:00:00Z", ReleaseAt: "2026-01-01T00:00:00Z", State: "released", Filename: "shards/link.warc.gz", Length: 12,
 	})

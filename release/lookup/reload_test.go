@@ -9,8 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
-	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/public"
 )
 
 func TestRefreshOnNewGeneration(t *testing.T) {
@@ -21,7 +22,7 @@ func TestRefreshOnNewGeneration(t *testing.T) {
 		t.Fatalf("Refresh with nothing new = %v, %v; want no reload", reloaded, err)
 	}
 	// A release pass in another process adds a capture; until state.json changes, nothing moves.
-	f.tombstone(release.CDXJ{URL: "https://example.com/new", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:new>",
+	f.tombstone(public.CDXJ{URL: "https://example.com/new", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:new>",
 		Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
 	gen := f.gen
 	f.commit()
@@ -49,7 +50,7 @@ func TestNoPublicDirectoryYet(t *testing.T) {
 	if rec := get(t, s, "/"); rec.Code != 200 {
 		t.Fatalf("page: status %d, want 200", rec.Code)
 	}
-	f.tombstone(release.CDXJ{URL: "https://example.com/a", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:1>",
+	f.tombstone(public.CDXJ{URL: "https://example.com/a", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:1>",
 		Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
 	f.commit()
 	if reloaded, err := s.Refresh(); err != nil || !reloaded {
@@ -97,7 +98,7 @@ func TestAnswersDuringReloads(t *testing.T) {
 		})
 	}
 	for i := range 20 {
-		f.tombstone(release.CDXJ{URL: fmt.Sprintf("https://example.com/more/%d", i), Status: 200, Digest: "sha256:01",
+		f.tombstone(public.CDXJ{URL: fmt.Sprintf("https://example.com/more/%d", i), Status: 200, Digest: "sha256:01",
 			ID: fmt.Sprintf("<urn:uuid:m%d>", i), Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
 		f.commit()
 		if _, err := s.Refresh(); err != nil {
@@ -134,15 +135,15 @@ func TestIgnoresUnfinishedFiles(t *testing.T) {
 func TestIncrementalReloadMatchesFull(t *testing.T) {
 	t.Parallel()
 	f := standard(t)
-	s := f.server(testNow)
+	s := f.server(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)) // after p03's release time: shown released
 	before := s.ix.Load()
 	f.serial = 2
-	f.release(release.CDXJ{ // tree/p03 was a tombstone in pass 1
+	f.release(public.CDXJ{ // tree/p03 was a tombstone in pass 1
 		URL: "https://example.com/tree/p03", Status: 200, Digest: "sha256:dd", ID: "<urn:uuid:t3>",
 		Time: "2026-11-20T00:00:00Z", ReleaseAt: "2026-12-04T12:00:00Z",
 	}, "text/html", "p03 body")
 	for i := range 5 {
-		f.tombstone(release.CDXJ{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Digest: "sha256:02",
+		f.tombstone(public.CDXJ{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Digest: "sha256:02",
 			ID: fmt.Sprintf("<urn:uuid:o%d>", i), Time: "2026-11-29T20:30:00Z", ReleaseAt: "2027-01-06T20:30:00Z",
 			Headers: [][2]string{{"Server", "x"}}})
 	}

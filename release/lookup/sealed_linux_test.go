@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/public"
 )
 
 // The lookup never opens the sealed repository or the sealed index: inotify watches sealed/ and
@@ -55,7 +55,7 @@ func TestNeverOpensSealed(t *testing.T) {
 	} {
 		get(t, s, target)
 	}
-	f.tombstone(release.CDXJ{URL: "https://example.com/c", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:c>",
+	f.tombstone(public.CDXJ{URL: "https://example.com/c", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:c>",
 		Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
 	f.commit()
 	if reloaded, err := s.Refresh(); err != nil || !reloaded {

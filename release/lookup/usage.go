@@ -1,18 +1,13 @@
 package lookup
 
-import "strings"
+import (
+	"strings"
 
-// category is one usage category of the AI-preference vocabulary (draft-ietf-aipref-vocab-08 §4).
-type category struct {
-	label, name string
-}
+	"github.com/archivectl/archivectl/crawler/aipref"
+)
 
-// categories are the labels this archive knows (SPEC D17), in the vocabulary's order.
-var categories = []category{
-	{"train-ai", "AI training"},
-	{"ai-use", "AI use"},
-	{"search", "Search"},
-}
+// categories are the labels this archive knows (docs/rules.md#d17), in the vocabulary's order.
+var categories = aipref.Vocabulary()
 
 // usageLine is one category's preference in words.
 type usageLine struct {
@@ -34,8 +29,8 @@ func usageInWords(usage []string) []usageLine {
 	}
 	var out []usageLine
 	for _, c := range categories {
-		out = append(out, usageLine{Category: c.name, Preference: preferenceWords(stated[c.label]), Known: true})
-		delete(stated, c.label)
+		out = append(out, usageLine{Category: c.Name, Preference: preferenceWords(stated[c.Label]), Known: true})
+		delete(stated, c.Label)
 	}
 	for _, k := range order {
 		if v, ok := stated[k]; ok {

@@ -3,6 +3,7 @@ package reliability
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -40,26 +41,15 @@ func TestCrawlChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ix := st.Index()
-	_, err = crawler.Run(context.Background(), crawler.Config{
+	cr, err := crawler.Open(crawler.Config{
 		DataDir: dir, Seeds: seeds, Delay: 0, Concurrency: 4, Timeout: 10 * time.Second, Retries: 3, RetryBackoff: 10 * time.Millisecond,
-		Archive: ackArchive{st}, Log: os.Stderr, Level: slog.LevelWarn,
-		Captured: func(rawURL string, at time.Time) (bool, error) { // as the crawler asks its own store
-			key, err := store.SURT(rawURL)
-			if err != nil {
-				return false, nil
-			}
-			found := false
-			err = ix.ByURL(key, func(e store.Entry) error {
-				if d := e.Time.Sub(at); e.URL == rawURL && d > -time.Second && d < time.Second {
-					found = true
-				}
-				return nil
-			})
-			return found, err
-		},
+		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cr.Run(context.Background(), ackArchive{crawler.StoreArchive(st)})
+	if err := errors.Join(err, cr.Close()); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
@@ -69,10 +59,10 @@ func TestCrawlChild(t *testing.T) {
 }
 
 // ackArchive seals into the store and acknowledges each durable capture on stdout.
-type ackArchive struct{ st *store.Store }
+type ackArchive struct{ crawler.Archive }
 
 func (a ackArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error) {
-	es, err := a.st.Seal(ctx, caps)
+	es, err := a.Archive.Seal(ctx, caps)
 	if err != nil {
 		return es, err
 	}

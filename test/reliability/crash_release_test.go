@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -176,7 +176,7 @@ func tornPublicFiles(t *testing.T, dir string) []string {
 				return nil
 			}
 			for _, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
-				if _, err := release.ParseLine(l); len(l) > 0 && err != nil {
+				if _, err := public.ParseLine(l); len(l) > 0 && err != nil {
 					torn = append(torn, p)
 					break
 				}
@@ -203,12 +203,12 @@ func checkPublished(t *testing.T, dir string, g *generator, now time.Time, where
 			sc := bufio.NewScanner(f)
 			sc.Buffer(nil, 1<<20)
 			for sc.Scan() {
-				l, err := release.ParseLine(sc.Bytes())
+				l, err := public.ParseLine(sc.Bytes())
 				if err != nil {
 					t.Errorf("%s: %s: %v", where, n, err)
 					continue
 				}
-				if l.State == release.StateReleased {
+				if l.State == public.StateReleased {
 					rel[l.ID]++
 				} else {
 					tomb[l.ID]++

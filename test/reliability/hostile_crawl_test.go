@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,7 +12,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
-	"github.com/archivectl/archivectl/crawler/hostile"
+	"github.com/archivectl/archivectl/crawler/crawlertest"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
 )
@@ -61,7 +62,7 @@ func bounded(limit int64) func(t *testing.T, es []store.Entry, log *requestLog) 
 	}
 }
 
-// undated fails unless every capture's release time ignores its Last-Modified (D15: invalid or future).
+// undated fails unless every capture's release time ignores its Last-Modified (docs/rules.md#d15: invalid or future).
 func undated(t *testing.T, es []store.Entry, log *requestLog) {
 	if len(es) == 0 {
 		t.Errorf("not captured")
@@ -73,7 +74,7 @@ func undated(t *testing.T, es []store.Entry, log *requestLog) {
 	}
 }
 
-// hostileCases are the ten hostile servers (crawler/hostile) with their checks; maxBody is the crawl's MaxBody.
+// hostileCases are the ten hostile servers (crawler/crawlertest) with their checks; maxBody is the crawl's MaxBody.
 func hostileCases(maxBody int64) []hostileCase {
 	return []hostileCase{
 		{"endless body", "/hostile/endless", bounded(maxBody + 64<<10)},
@@ -97,7 +98,7 @@ func hostileCases(maxBody int64) []hostileCase {
 	}
 }
 
-// TestHostileServers crawls the ten hostile servers of crawler/hostile (one origin, a huge
+// TestHostileServers crawls the ten hostile servers of crawler/crawlertest (one origin, a huge
 // robots.txt) beside a healthy origin, with the real crawler and store, and checks that the crawl
 // ends in bounded time, each hostile case leaves a bounded, verifiable archive, the healthy
 // origin is crawled in full, and a release pass and both verifiers are clean afterwards.
@@ -109,8 +110,8 @@ func TestHostileServers(t *testing.T) {
 	seedFor(t)
 	const maxBody = 1 << 20
 	log := &requestLog{n: map[string]int{}}
-	mux := hostile.Mux()
-	mux.Handle("/robots.txt", hostile.HugeRobots(2<<20))
+	mux := crawlertest.HostileMux()
+	mux.Handle("/robots.txt", crawlertest.HugeRobots(2<<20))
 	mux.HandleFunc("/private/", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "private") })
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `<a href="/hostile/">hostile</a> <a href="/private/x">private</a>`)
@@ -127,11 +128,22 @@ func TestHostileServers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	_, err = crawler.Run(ctx, crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 3 * time.Second,
-		MaxBody: maxBody, Retries: 0, Concurrency: 4, Store: store.Options{Logger: quietLogger()}})
+	cr, err := crawler.Open(crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 3 * time.Second,
+		MaxBody: maxBody, Retries: 0, Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(dir, store.Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cr.Run(ctx, crawler.StoreArchive(st))
 	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("crawl: %v", err)
+	}
+	if err := errors.Join(st.Close(), cr.Close()); err != nil {
+		t.Fatal(err)
 	}
 	if took > time.Minute {
 		t.Errorf("the crawl took %v", took)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/lookup"
+	"github.com/archivectl/archivectl/release/public"
 )
 
 // get asks h for target and returns the status and body.
@@ -158,8 +159,8 @@ func TestMalformedCDXJ(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := func(surt, url, file string, off, length int64) string {
-		b, _ := json.Marshal(release.CDXJ{URL: url, Digest: "sha256:00", Length: length, Offset: off, Filename: file,
-			ReleaseAt: "2020-01-01T00:00:00Z", ID: "urn:uuid:bad-" + surt, State: release.StateReleased, Time: "2026-01-01T00:00:00Z", Status: 200})
+		b, _ := json.Marshal(public.CDXJ{URL: url, Digest: "sha256:00", Length: length, Offset: off, Filename: file,
+			ReleaseAt: "2020-01-01T00:00:00Z", ID: "urn:uuid:bad-" + surt, State: public.StateReleased, Time: "2026-01-01T00:00:00Z", Status: 200})
 		return surt + " 20260101000000 " + string(b)
 	}
 	bad := []string{

@@ -110,7 +110,7 @@ func growV1(t *testing.T, path string, n int) map[string]store.Entry {
 		}
 		meta := tx.Bucket([]byte("meta"))
 		for s, d := range counts {
-			k := []byte("count/" + store.State(s).String())
+			k := []byte("count/" + store.CaptureState(s).String())
 			meta.Put(k, binary.BigEndian.AppendUint64(nil, binary.BigEndian.Uint64(meta.Get(k))+uint64(d)))
 		}
 		return nil

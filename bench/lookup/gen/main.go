@@ -16,8 +16,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 func main() {
@@ -43,29 +43,29 @@ func main() {
 		}
 		at := t0.Add(time.Duration(i) * 13 * time.Second)
 		sum := sha256.Sum256(fmt.Appendf(nil, "%d", i))
-		c := release.CDXJ{
+		c := public.CDXJ{
 			URL: raw, Mime: "text/html", Status: 200, Digest: "sha256:" + hex.EncodeToString(sum[:]),
 			ID: fmt.Sprintf("<urn:uuid:%s>", hex.EncodeToString(sum[:16])), Time: at.Format(time.RFC3339),
 			Usage: []string{"train-ai=n", "search=y"},
 		}
-		key, err := store.SURT(raw)
+		key, err := surt.Key(raw)
 		if err != nil {
 			log.Fatal(err)
 		}
 		var file string
 		if i%2 == 0 {
-			c.State, c.ReleaseAt = release.StateReleased, at.Add(7*24*time.Hour).Format(time.RFC3339)
+			c.State, c.ReleaseAt = public.StateReleased, at.Add(7*24*time.Hour).Format(time.RFC3339)
 			c.Filename, c.Offset, c.Length = "shards/PUBLIC-20261129210000-00001.warc.gz", int64(i)*4000, 3900
 			file = fmt.Sprintf("shards/PUBLIC-20261129210000-%05d.cdxj", 1+i/200_000)
 		} else {
 			rel := now.Add(time.Duration(i%90_000) * 86 * time.Second)
-			c.State, c.ReleaseAt = release.StateEmbargoed, rel.Format(time.RFC3339)
+			c.State, c.ReleaseAt = public.StateEmbargoed, rel.Format(time.RFC3339)
 			c.Filename, c.Offset, c.Length = "tombstones/TOMBSTONES-20261129210000-00001.warc.gz", int64(i)*900, 850
 			c.Headers = [][2]string{{"Content-Type", "text/html; charset=utf-8"}, {"Content-Length", "48213"},
 				{"Last-Modified", at.Format(time.RFC1123)}, {"Cache-Control", "max-age=600"}, {"Server", "nginx"}}
 			file = fmt.Sprintf("tombstones/TOMBSTONES-20261129210000-%05d.cdxj", 1+i/200_000)
 		}
-		line, err := release.FormatLine(key, at, c)
+		line, err := public.FormatLine(key, at, c)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -165,7 +165,7 @@ const passBatch = 10000
 func pass(ix *store.Index, now time.Time) error {
 	for _, step := range []struct {
 		scan  func(time.Time, func(store.Entry) error) error
-		state store.State
+		state store.CaptureState
 		file  string
 	}{
 		{ix.Due, store.Released, "shards/PUBLIC-gen.warc.gz"},

@@ -1,0 +1,34 @@
+package crawler
+
+import (
+	"context"
+	"time"
+
+	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/surt"
+)
+
+// StoreArchive is the Archive of an open store: its Seal, and its index for Captured.
+func StoreArchive(st *store.Store) Archive { return storeArchive{st} }
+
+type storeArchive struct{ st *store.Store }
+
+func (a storeArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error) {
+	return a.st.Seal(ctx, caps)
+}
+
+// Captured asks the store's index for rawURL's capture made at at (to the second).
+func (a storeArchive) Captured(_ context.Context, rawURL string, at time.Time) (string, error) {
+	key, err := surt.Key(rawURL)
+	if err != nil {
+		return "", nil
+	}
+	found := ""
+	err = a.st.Index().ByURL(key, func(e store.Entry) error {
+		if d := e.Time.Sub(at); e.URL == rawURL && d > -time.Second && d < time.Second {
+			found = e.ID
+		}
+		return nil
+	})
+	return found, err
+}

@@ -1,0 +1,97 @@
+package public
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// CDXJ is the JSON block of one line of a public CDXJ index (webrecorder CDXJ):
+// "SURT 14-digit-timestamp {json}". Released captures and tombstones share this shape.
+type CDXJ struct {
+	URL       string      `json:"url"`
+	Mime      string      `json:"mime,omitempty"`
+	Status    int         `json:"status,omitempty"`
+	Digest    string      `json:"digest"`            // payload digest, "sha256:<hex>"
+	Length    int64       `json:"length"`            // the record's gzip member length
+	Offset    int64       `json:"offset"`            // the record's gzip member offset
+	Filename  string      `json:"filename"`          // relative to public/, e.g. "shards/…warc.gz"
+	Usage     []string    `json:"usage,omitempty"`   // combined Content-Usage preferences
+	ReleaseAt string      `json:"release_at"`        // RFC 3339, UTC
+	ID        string      `json:"id"`                // the capture id (WARC-Record-ID of the sealed response)
+	State     string      `json:"state"`             // "released" or "embargoed"
+	Time      string      `json:"time"`              // capture time, RFC 3339 UTC (the 14-digit key drops nothing but the zone)
+	Headers   [][2]string `json:"headers,omitempty"` // tombstones: the response header fields
+	Revisit   bool        `json:"revisit,omitempty"` // a revisit record (identical payload)
+	RefersTo  string      `json:"refers_to,omitempty"`
+}
+
+// The values of CDXJ.State.
+const (
+	StateReleased  = "released"
+	StateEmbargoed = "embargoed"
+)
+
+// Line is one parsed CDXJ line: its sort key (SURT and 14-digit timestamp) and JSON block.
+type Line struct {
+	SURT      string
+	Timestamp string
+	CDXJ
+}
+
+// FormatLine renders one CDXJ line, newline included: "SURT TIMESTAMP {json}\n".
+func FormatLine(surt string, t time.Time, c CDXJ) ([]byte, error) {
+	if surt == "" || bytes.ContainsAny([]byte(surt), " \n") {
+		return nil, fmt.Errorf("cdxj: bad SURT key %q", surt)
+	}
+	js, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("cdxj: %w", err)
+	}
+	b := make([]byte, 0, len(surt)+len(js)+17)
+	b = append(b, surt...)
+	b = append(b, ' ')
+	b = t.UTC().AppendFormat(b, Timestamp14)
+	b = append(b, ' ')
+	b = append(b, js...)
+	return append(b, '\n'), nil
+}
+
+// ParseLine reads one CDXJ line (with or without its newline) with Parse and returns it as strings.
+func ParseLine(line []byte) (Line, error) {
+	r, err := Parse(line)
+	if err != nil {
+		return Line{}, fmt.Errorf("cdxj: %w", err)
+	}
+	l, err := r.Line()
+	if err != nil {
+		return Line{}, fmt.Errorf("cdxj: %w", err)
+	}
+	return l, nil
+}
+
+// Line returns the parsed line with its fields as strings and lists.
+func (r *Raw) Line() (Line, error) {
+	f := &r.Block
+	id, err := f.AppendID(nil)
+	if err != nil {
+		return Line{}, err
+	}
+	l := Line{SURT: string(r.Key), Timestamp: string(r.Timestamp), CDXJ: CDXJ{
+		URL: string(f.URL), Mime: string(f.Mime), Status: int(f.Status), Digest: string(f.Digest),
+		Length: f.Length, Offset: f.Offset, Filename: string(f.Filename), ReleaseAt: string(f.ReleaseAt),
+		ID: string(id), State: string(f.State), Time: string(f.Time), Revisit: f.Revisit, RefersTo: string(f.RefersTo),
+	}}
+	if f.Usage != nil {
+		if err := json.Unmarshal(f.Usage, &l.Usage); err != nil {
+			return Line{}, fmt.Errorf("usage: %w", err)
+		}
+	}
+	if f.Headers != nil {
+		if err := json.Unmarshal(f.Headers, &l.Headers); err != nil {
+			return Line{}, fmt.Errorf("headers: %w", err)
+		}
+	}
+	return l, nil
+}

@@ -1,0 +1,146 @@
+package public
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Fields is the JSON block of a public CDXJ line (CDXJ) taken apart without reflection: string
+// fields are views into the line (decoded copies when the JSON string is escaped), the
+// Content-Usage list and a tombstone's header fields stay raw JSON.
+type Fields struct {
+	URL, Mime, Digest, Filename, ReleaseAt, ID, State, Time, RefersTo []byte
+	Usage                                                             []byte // raw JSON array of strings; nil when absent
+	Headers                                                           []byte // raw JSON [[name, value], …], compact; nil when absent
+	Status, Length, Offset                                            int64
+	Revisit                                                           bool
+	IDEscaped                                                         bool // ID is the raw JSON string content, still escaped (see AppendID)
+}
+
+// Raw is one CDXJ line taken apart by Parse: its SURT key, its 14-digit timestamp and its JSON
+// block, all views into the line, and the block's two times.
+type Raw struct {
+	Key, Timestamp  []byte
+	Block           Fields
+	Time, ReleaseAt int64 // Unix nanoseconds
+}
+
+// Parse reads one line of a public CDXJ index, "SURT 14-digit-timestamp {json}", with or without
+// its newline. The key ends at the first space. The JSON block the releaser writes (json.Marshal
+// output) takes a fast path that does not allocate; anything else goes through encoding/json, with
+// the same result. A line whose state is unknown, whose times are not RFC 3339, which has no url,
+// or whose status, offset or length is out of range is an error.
+func Parse(b []byte) (Raw, error) {
+	var r Raw
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	key, ts, js, ok := split(b)
+	if !ok {
+		return r, errors.New(`not "SURT TIMESTAMP {json}"`)
+	}
+	r.Key, r.Timestamp = key, ts
+	if r.Block, ok = fastFields(js); !ok {
+		var err error
+		if r.Block, err = slowFields(js); err != nil {
+			return r, err
+		}
+	}
+	f := &r.Block
+	var err error
+	if r.Time, err = parseTime(f.Time); err != nil {
+		return r, fmt.Errorf("time: %w", err)
+	}
+	if r.ReleaseAt, err = parseTime(f.ReleaseAt); err != nil {
+		return r, fmt.Errorf("release_at: %w", err)
+	}
+	switch st := f.State; {
+	case string(st) != StateReleased && string(st) != StateEmbargoed:
+		return r, fmt.Errorf("state %q is neither %q nor %q", st, StateReleased, StateEmbargoed)
+	case len(f.URL) == 0:
+		return r, errors.New("no url")
+	case f.Status < 0 || f.Status > 999:
+		return r, fmt.Errorf("status %d out of range", f.Status)
+	case f.Offset < 0 || f.Length < 0:
+		return r, errors.New("negative offset or length")
+	}
+	return r, nil
+}
+
+// split cuts a line at its first space, into the key, the 14-digit timestamp after it and the
+// JSON block after the next space; ok is false when the line is not of that shape.
+func split(b []byte) (key, ts, js []byte, ok bool) {
+	i := bytes.IndexByte(b, ' ')
+	if i <= 0 || len(b) <= i+16 || b[i+15] != ' ' || b[i+16] != '{' {
+		return nil, nil, nil, false
+	}
+	for _, c := range b[i+1 : i+15] {
+		if c < '0' || c > '9' {
+			return nil, nil, nil, false
+		}
+	}
+	return b[:i], b[i+1 : i+15], b[i+16:], true
+}
+
+// AppendID appends the capture id, decoded, to dst.
+func (f *Fields) AppendID(dst []byte) ([]byte, error) {
+	if !f.IDEscaped {
+		return append(dst, f.ID...), nil
+	}
+	if id, ok := unescape(dst, f.ID); ok {
+		return id, nil
+	}
+	var s string
+	if err := json.Unmarshal(append(append([]byte{'"'}, f.ID...), '"'), &s); err != nil {
+		return dst, fmt.Errorf("id: %w", err)
+	}
+	return append(dst, s...), nil
+}
+
+// block is the JSON block decoded by encoding/json: the slow path, for blocks fastFields declines.
+type block struct {
+	URL       string          `json:"url"`
+	Mime      string          `json:"mime"`
+	Status    int64           `json:"status"`
+	Digest    string          `json:"digest"`
+	Length    int64           `json:"length"`
+	Offset    int64           `json:"offset"`
+	Filename  string          `json:"filename"`
+	Usage     []string        `json:"usage"`
+	ReleaseAt string          `json:"release_at"`
+	ID        string          `json:"id"`
+	State     string          `json:"state"`
+	Time      string          `json:"time"`
+	Headers   json.RawMessage `json:"headers"`
+	Revisit   bool            `json:"revisit"`
+	RefersTo  string          `json:"refers_to"`
+}
+
+// slowFields decodes a JSON block with encoding/json. Header fields other than a list of
+// [name, value] string pairs (or null) make the block malformed.
+func slowFields(js []byte) (Fields, error) {
+	var l block
+	if err := json.Unmarshal(js, &l); err != nil {
+		return Fields{}, fmt.Errorf("json block: %w", err)
+	}
+	f := Fields{
+		URL: []byte(l.URL), Mime: []byte(l.Mime), Digest: []byte(l.Digest), Filename: []byte(l.Filename),
+		ReleaseAt: []byte(l.ReleaseAt), ID: []byte(l.ID), State: []byte(l.State), Time: []byte(l.Time),
+		RefersTo: []byte(l.RefersTo), Status: l.Status, Length: l.Length, Offset: l.Offset, Revisit: l.Revisit,
+	}
+	if l.Usage != nil {
+		f.Usage, _ = json.Marshal(l.Usage)
+	}
+	if len(l.Headers) > 0 && !bytes.Equal(l.Headers, []byte("null")) {
+		var pairs [][2]string
+		if err := json.Unmarshal(l.Headers, &pairs); err != nil {
+			return Fields{}, fmt.Errorf("json block: headers: %w", err)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, l.Headers); err != nil {
+			return Fields{}, fmt.Errorf("json block: headers: %w", err)
+		}
+		f.Headers = buf.Bytes()
+	}
+	return f, nil
+}
