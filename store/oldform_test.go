@@ -12,6 +12,7 @@ import (
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/surt"
 	"github.com/nlnwa/gowarc/v3"
+	bolt "go.etcd.io/bbolt"
 )
 
 // copyOldForm copies the archive of testdata/oldform (written by an earlier version: JSON
@@ -40,11 +41,11 @@ func copyOldForm(t *testing.T) string {
 	return dst
 }
 
-// TestOldFormReindex: an archive sealed before reads as it is (its JSON metadata records parse,
-// its digests verify), verify names its older SURT keys in one line, and verify --reindex
-// (Reindex) recomputes them and keeps every other fact and every release state, also with a
-// capture sealed since in the new form.
-func TestOldFormReindex(t *testing.T) {
+// TestOldFormUpgrade: an archive sealed by an earlier version (JSON metadata records, index
+// schema 1 with older SURT keys) reads as it is: opening its index upgrades it and computes every
+// key anew, verify finds nothing wrong, a capture sealed now joins it in the new form, and
+// verify --reindex (Reindex) over both forms gives the same entries.
+func TestOldFormUpgrade(t *testing.T) {
 	t.Parallel()
 	dir := copyOldForm(t)
 	ctx := context.Background()
@@ -66,12 +67,9 @@ func TestOldFormReindex(t *testing.T) {
 	if len(ids) != 5 {
 		t.Fatalf("the fixture holds %d captures, want 5", len(ids))
 	}
-	ps, err := Verify(ctx, dir)
-	if err != nil || len(ps) != 1 || !strings.Contains(ps[0].What, "5 captures are keyed by an older SURT form") ||
-		!strings.Contains(ps[0].What, "archivectl verify --reindex") {
-		t.Fatalf("verify of the old archive: %v %v; want the one line about its keys", ps, err)
+	if ps, err := Verify(ctx, dir); err != nil || len(ps) != 0 {
+		t.Fatalf("verify of the old archive: %v %v", ps, err)
 	}
-	// A capture sealed now joins it in the new form: reindex reads both forms side by side.
 	s := openTestStore(t, dir, Options{})
 	es := seal(t, s, capture("http://127.0.0.1:8080/new", t0.Add(10*24*time.Hour), "new"))
 	if err := s.Close(); err != nil {
@@ -86,8 +84,18 @@ func TestOldFormReindex(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, err := ix.GetMany(ids)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || len(before) != len(ids) {
+		t.Fatalf("%d of %d entries: %v", len(before), len(ids), err)
+	}
+	for _, e := range before {
+		if key, _ := surt.Key(e.URL); e.SURT != key {
+			t.Errorf("%s: SURT %q after the upgrade, want %q", e.URL, e.SURT, key)
+		}
+	}
+	var byURL []string
+	key, _ := surt.Key("http://127.0.0.1:8080/style.css")
+	if err := ix.ByURL(key, func(e Entry) error { byURL = append(byURL, e.ID); return nil }); err != nil || len(byURL) != 2 {
+		t.Errorf("ByURL(%s) = %v, %v; want the capture and its revisit", key, byURL, err)
 	}
 	if ps, err := Reindex(ctx, dir); err != nil || len(ps) != 0 {
 		t.Fatalf("reindex: %v %v", ps, err)
@@ -98,21 +106,49 @@ func TestOldFormReindex(t *testing.T) {
 	}
 	for _, id := range ids {
 		b, a := before[id], after[id]
-		key, _ := surt.Key(b.URL)
-		if a.SURT != key || (b.SURT == key) != (id == es[0].ID) {
-			t.Errorf("%s: SURT %q before, %q after; want the old form, then %q", b.URL, b.SURT, a.SURT, key)
-		}
-		a.SURT = b.SURT
 		if diff := entryDiff(b, a); len(diff) > 0 || a.State != b.State || a.Public != b.Public {
 			t.Errorf("%s: reindexed entry differs in %v (state %s→%s)", b.URL, diff, b.State, a.State)
 		}
 	}
-	var byURL []string
-	key, _ := surt.Key("http://127.0.0.1:8080/style.css")
-	if err := ix.ByURL(key, func(e Entry) error { byURL = append(byURL, e.ID); return nil }); err != nil || len(byURL) != 2 {
-		t.Errorf("ByURL(%s) = %v, %v; want the capture and its revisit", key, byURL, err)
-	}
 	if ps, err := Verify(ctx, dir); err != nil || len(ps) != 0 {
+		t.Errorf("verify after reindex: %v %v", ps, err)
+	}
+}
+
+// TestVerifyOlderKeys: entries keyed by a SURT form other than surt.Key's (an index written by a
+// version whose keys differed) are one line of verify, which says to reindex; Reindex recomputes them.
+func TestVerifyOlderKeys(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	all := sealMixed(t, dir)
+	ix, err := OpenIndex(filepath.Join(dir, layout.IndexFile), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.update(func(tx *bolt.Tx) error {
+		for _, id := range []string{all[2].ID, all[3].ID} {
+			e, _, _ := getEntry(newCodec(tx), id)
+			if err := deleteEntry(tx, e); err != nil {
+				return err
+			}
+			e.SURT = strings.Replace(e.SURT, "com,example)", "example.com)", 1) // a key of another form
+			if err := putEntry(newCodec(tx), e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := Verify(context.Background(), dir)
+	if err != nil || len(ps) != 1 || !strings.Contains(ps[0].What, "2 captures are keyed by an older SURT form") ||
+		!strings.Contains(ps[0].What, "run archivectl verify --reindex") {
+		t.Fatalf("verify: %v %v; want the one line about the keys", ps, err)
+	}
+	if ps, err := Reindex(context.Background(), dir); err != nil || len(ps) != 0 {
+		t.Fatalf("reindex: %v %v", ps, err)
+	}
+	if ps, err := Verify(context.Background(), dir); err != nil || len(ps) != 0 {
 		t.Errorf("verify after reindex: %v %v", ps, err)
 	}
 }

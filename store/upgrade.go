@@ -13,6 +13,7 @@ import (
 
 	"github.com/archivectl/archivectl/store/durable"
 	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/store/surt"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -122,8 +123,8 @@ func removeStaleUpgrade(path string) error {
 	return nil
 }
 
-// buildFromV1 writes a schema 2 index at path holding every entry of the schema 1 index old,
-// and its files bucket as it is.
+// buildFromV1 writes a schema 2 index at path holding every entry of the schema 1 index old, its
+// SURT key computed anew (the urls and firstseen keys follow it), and its files bucket as it is.
 func buildFromV1(old *bolt.DB, path string) error {
 	return old.View(func(otx *bolt.Tx) error {
 		caps, files := otx.Bucket(bucketV1Captures), otx.Bucket(bucketFiles)
@@ -135,6 +136,9 @@ func buildFromV1(old *bolt.DB, path string) error {
 				var e Entry
 				if err := json.Unmarshal(v, &e); err != nil {
 					return fmt.Errorf("schema 1 entry %s: %w", k, err)
+				}
+				if key, err := surt.Key(e.URL); err == nil {
+					e.SURT = key // schema 1 indexes hold the SURT form of earlier versions
 				}
 				return put(e)
 			})

@@ -134,8 +134,8 @@ func schemeLen(s string) int {
 // lastProtocol reduces a run of "http://" and "https://" prefixes to its last one
 // ("http://https://example.com" is "https://example.com").
 func lastProtocol(s string) string {
-	last, rest := "", s
-	for {
+	last, rest, n := "", s, 0
+	for ; ; n++ {
 		var p string
 		switch {
 		case strings.HasPrefix(rest, "http://"):
@@ -143,7 +143,7 @@ func lastProtocol(s string) string {
 		case strings.HasPrefix(rest, "https://"):
 			p = "https://"
 		default:
-			if last == "" {
+			if n <= 1 {
 				return s
 			}
 			return last + rest
