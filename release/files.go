@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store/durable"
 	"github.com/klauspost/compress/gzip"
 )
@@ -131,11 +132,6 @@ func (w *warcFile) flushPending() error {
 	return nil
 }
 
-// cdxjRel is the name of a WARC file's CDXJ index, relative to public/.
-func cdxjRel(warcRel string) string {
-	return warcRel[:len(warcRel)-len(".warc.gz")] + ".cdxj"
-}
-
 // finish makes the WARC file durable and writes its byte-sorted CDXJ beside it; it returns
 // the temp → public renames the commit must make (the WARC first, so no CDXJ line ever
 // points at a file that is not there yet).
@@ -152,11 +148,11 @@ func (w *warcFile) finish() ([]journalFile, error) {
 		return nil, fmt.Errorf("release: sync %s: %w", w.rel, err)
 	}
 	sort.Slice(w.lines, func(i, j int) bool { return bytes.Compare(w.lines[i], w.lines[j]) < 0 })
-	cdxTmp := w.tmp[:len(w.tmp)-len(".warc.gz")] + ".cdxj"
+	cdxTmp := public.CDXJName(w.tmp)
 	if err := durable.WriteFile(cdxTmp, bytes.Join(w.lines, nil), publicFileMode); err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
-	return []journalFile{{Tmp: w.tmp, Public: w.rel}, {Tmp: cdxTmp, Public: cdxjRel(w.rel)}}, nil
+	return []journalFile{{Tmp: w.tmp, Public: w.rel}, {Tmp: cdxTmp, Public: public.CDXJName(w.rel)}}, nil
 }
 
 // abort closes and deletes the temp file.

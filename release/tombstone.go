@@ -1,13 +1,50 @@
 package release
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
 )
+
+// tombstone publishes one tombstone per capture of batch and commits them.
+func (p *pass) tombstone(ctx context.Context, batch []store.Entry) error {
+	return p.publish(ctx, batch, p.writeTombstone)
+}
+
+// writeTombstone writes the tombstone of e into the current tombstone file (starting a new one
+// when it would pass the shard size) and adds its CDXJ line and audit-log line to log.
+func (p *pass) writeTombstone(fs *fileSet, e store.Entry, log *bytes.Buffer) (store.Mark, error) {
+	rec, err := tombstoneRecord(e, p.now)
+	if err != nil {
+		return store.Mark{}, err
+	}
+	if err := fs.rotate(p, 4096, p.r.opt.ShardSize, tombPrefix, layout.TombstonesDir, "archivectl tombstones: facts of captures still under embargo, without their bodies"); err != nil {
+		return store.Mark{}, err
+	}
+	w := fs.cur
+	off, n, err := w.writeRecord(rec)
+	if err != nil {
+		return store.Mark{}, err
+	}
+	crashPoint("tombstone")
+	loc := store.Location{File: w.rel, Offset: off, Length: n}
+	line, err := cdxjLine(e, public.StateEmbargoed, loc)
+	if err != nil {
+		return store.Mark{}, err
+	}
+	w.lines = append(w.lines, line)
+	if err := writeLogLine(log, public.LogEntry{Pass: p.now, Event: public.EventTombstoned, ID: e.ID, URL: e.URL,
+		Digest: e.PayloadDigest, ReleaseAt: e.ReleaseAt.UTC(), File: loc.File, Offset: loc.Offset, Length: loc.Length}); err != nil {
+		return store.Mark{}, err
+	}
+	return store.Mark{ID: e.ID, State: store.Tombstoned, Public: loc}, nil
+}
 
 // tombstoneOf gathers the public facts of an entry.
 func tombstoneOf(e store.Entry) public.Tombstone {

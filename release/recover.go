@@ -1,0 +1,43 @@
+package release
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
+)
+
+// recover finishes a commit that an interrupted pass left, then deletes unjournaled temp files.
+func (r *Releaser) recover(ix *store.Index) error {
+	j, err := readJournal(r.dir)
+	if err != nil {
+		return err
+	}
+	if j != nil {
+		r.opt.Logger.Warn("finishing an interrupted release commit", "pass", j.Pass, "files", len(j.Files), "marks", len(j.Marks))
+		if err := apply(r.dir, ix, j); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(layout.ReleaseTmp(r.dir)); err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	return nil
+}
+
+// prepareDirs creates public/ (world-readable) and an empty release-tmp/.
+func prepareDirs(dataDir string) error {
+	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir)} {
+		if err := os.MkdirAll(d, publicDirMode); err != nil {
+			return fmt.Errorf("release: %w", err)
+		}
+		if err := os.Chmod(d, publicDirMode); err != nil {
+			return fmt.Errorf("release: %w", err)
+		}
+	}
+	if err := os.MkdirAll(layout.ReleaseTmp(dataDir), 0o700); err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	return nil
+}

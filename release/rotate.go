@@ -1,0 +1,99 @@
+package release
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/store/layout"
+)
+
+// File name prefixes of the public files.
+const (
+	shardPrefix = public.ShardPrefix
+	tombPrefix  = public.TombstonePrefix
+)
+
+// nextSerial is one more than the largest serial of the files named PREFIX-<ts>-<serial>.warc.gz in dir.
+func nextSerial(dir, prefix string) (int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, fmt.Errorf("release: %w", err)
+	}
+	max := 0
+	for _, e := range ents {
+		if n, ok := public.Serial(e.Name(), prefix); ok && n > max {
+			max = n
+		}
+	}
+	return max + 1, nil
+}
+
+// newFile starts a public WARC file under release-tmp/ with its warcinfo record.
+func (p *pass) newFile(prefix, subdir, description string) (*warcFile, error) {
+	name := public.WARCName(prefix, p.now, p.serial[prefix])
+	p.serial[prefix]++
+	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name)
+	if err != nil {
+		return nil, err
+	}
+	info, err := warcinfo(p.r.opt.Software, name, p.now, description)
+	if err == nil {
+		_, _, err = w.writeRecord(info)
+	}
+	if err != nil {
+		w.abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// fileSet is the public files one commit writes.
+type fileSet struct {
+	files []*warcFile
+	cur   *warcFile
+}
+
+// rotate starts a new file when there is none yet or adding size bytes to a non-empty one would pass limit.
+func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, description string) error {
+	if fs.cur != nil && (len(fs.cur.lines) == 0 || fs.cur.offset()+size <= limit) {
+		return nil
+	}
+	w, err := p.newFile(prefix, subdir, description)
+	if err != nil {
+		return err
+	}
+	fs.files = append(fs.files, w)
+	fs.cur = w
+	return nil
+}
+
+// finish makes every file durable and returns the renames of the commit.
+func (fs *fileSet) finish(dataDir string) ([]journalFile, error) {
+	var out []journalFile
+	for _, w := range fs.files {
+		jf, err := w.finish()
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range jf {
+			rel, err := filepath.Rel(dataDir, f.Tmp)
+			if err != nil {
+				return nil, fmt.Errorf("release: %w", err)
+			}
+			out = append(out, journalFile{Tmp: filepath.ToSlash(rel), Public: f.Public})
+		}
+		crashPoint("file")
+	}
+	return out, nil
+}
+
+// abort deletes every temp file.
+func (fs *fileSet) abort() {
+	for _, w := range fs.files {
+		w.abort()
+	}
+}
