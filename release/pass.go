@@ -104,6 +104,9 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	if err := prepareDirs(r.dir); err != nil {
 		return s, -1, err
 	}
+	if err := r.ensureIndex(ctx); err != nil {
+		return s, -1, err
+	}
 	p := &pass{r: r, ix: ix, now: now, serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}}
 	defer p.sealed.close()
 	if p.state, err = readState(r.dir); err != nil {

@@ -36,7 +36,7 @@ func Prepare(publicDir, tmpDir string, gen int64, lines [][]byte) (_ *Commit, er
 	if err != nil {
 		return nil, err
 	}
-	defer set.close()
+	defer set.Close()
 	sorted := slices.Clone(lines)
 	slices.SortFunc(sorted, compareLines)
 	for _, l := range sorted {
@@ -244,8 +244,9 @@ func exists(p string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// close releases the set's segments: for a set only this process reads.
-func (s *Set) close() {
+// Close releases the set's segments now: only for a set nothing else reads (a lookup's sets
+// are released when they are no longer reachable).
+func (s *Set) Close() {
 	for _, seg := range s.segs {
 		seg.Close()
 	}
