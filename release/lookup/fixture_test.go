@@ -3,6 +3,7 @@ package lookup
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,13 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store/surt"
 )
 
 // fixture writes a public/ directory the way the releaser lays it out: shards with gzip members
-// and their CDXJ, tombstone CDXJ, and state.json. It is written by tests until the releaser is
-// used directly (see the end-to-end test).
+// and their CDXJ, tombstone CDXJ, state.json, and the public index, rebuilt from the CDXJ files
+// at every commit (hand-written lines may be malformed; the end-to-end test uses the releaser,
+// which commits segments instead).
 type fixture struct {
 	t      testing.TB
 	dir    string // the public directory
@@ -104,6 +107,15 @@ func (f *fixture) commit() {
 	}
 	f.gen++
 	f.write("state.json", fmt.Appendf(nil, `{"generation": %d, "last_pass": "2026-11-29T21:00:00Z", "next_release": null}`, f.gen))
+	f.reindex()
+}
+
+// reindex rebuilds the public index from the CDXJ files.
+func (f *fixture) reindex() {
+	f.t.Helper()
+	if _, err := pubindex.Rebuild(context.Background(), f.dir, int64(f.gen), discard); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // write replaces one file atomically, as the releaser does.
@@ -141,7 +153,8 @@ func standard(t testing.TB) *fixture {
 	})
 	f.release(public.CDXJ{
 		URL: "https://example.com/a", Mime: "text/html", Status: 200, Digest: "sha256:bbbb", ID: "<urn:uuid:a1>",
-		Time: "2026-08-01T10:00:00Z", ReleaseAt: "2026-08-08T10:00:00Z", Usage: []string{"train-ai=y", "search=y"},
+		Time: "2026-08-01T10:00:00Z", ReleaseAt: "2026-08-08T10:00:00Z", Usage: []string{"search=y", "train-ai=y"},
+		UsageRobots: []string{"train-ai=y, search=y"}, UsageHeader: []string{"train-ai=y;note=\"as stated\"", "x-label=n"},
 	}, "text/html", "<p>old version of a</p>")
 	// One capture with a tombstone line from an earlier pass and now a released line.
 	f.tombstone(public.CDXJ{

@@ -62,14 +62,22 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	if strings.TrimSpace(r.URL.Query().Get("url")) != "" {
 		d.Query = r.URL.Query().Get("url")
 		q, err := parseQuery(r)
+		var cs []capture
+		var ierr error
+		if err == nil {
+			cs, ierr = ix.exact(q.key)
+		}
 		switch {
 		case err != nil:
 			d.Error, code = err.Error(), http.StatusBadRequest
-		case len(ix.exact(q.key)) == 0:
+		case ierr != nil:
+			s.log.Error("public index read failed", "err", ierr)
+			d.Error, code = ierr.Error(), http.StatusInternalServerError
+		case len(cs) == 0:
 			d.Error, code = q.raw+" has never been made public by this archive: check the URL, or try a shorter one.", http.StatusNotFound
 		}
-		if err == nil {
-			for _, c := range ix.exact(q.key) {
+		if err == nil && ierr == nil {
+			for _, c := range cs {
 				d.Captures = append(d.Captures, toPage(&c, now))
 				if !c.released {
 					mark[time.Unix(0, c.releaseAt).UTC().Truncate(24*time.Hour)] = true
@@ -98,7 +106,7 @@ func toPage(c *capture, now time.Time) pageCapture {
 	p := pageCapture{
 		URL: c.url(), Timestamp: humanTime(c.time), State: public.StateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
 		Digest: c.digest(), Mime: c.mime, Status: int(c.status), Released: c.released, Revisit: c.revisit,
-		Usage: usageInWords(c.usage), RawUsage: c.usage,
+		Usage: usageInWords(c.usage), RawUsage: c.contentUsage(),
 	}
 	if h := c.headers(); h != "" {
 		_ = json.Unmarshal([]byte(h), &p.Headers) // checked at load to be a JSON array; a bad one shows none

@@ -37,7 +37,11 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ix := s.ix.Load()
-	cs := ix.exact(q.key)
+	cs, err := ix.exact(q.key)
+	if err != nil {
+		s.indexFailed(w, err)
+		return
+	}
 	c, err := pick(cs, r.URL.Query().Get("timestamp"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())

@@ -21,6 +21,25 @@ type Commit struct {
 	Remove   []string `json:"remove"`   // segments the new manifest no longer lists
 }
 
+// Apply performs a prepared commit without a journal: renames its segments into
+// public/index/ under publicDir, writes its manifest, removes the segments it drops. For
+// tools that own a public directory outright (generators, tests); a release pass journals
+// these same steps with the rest of its commit.
+func Apply(publicDir string, c *Commit) error {
+	if err := os.MkdirAll(filepath.Join(publicDir, Dir), 0o755); err != nil {
+		return fmt.Errorf("public index: %w", err)
+	}
+	for _, f := range c.Files {
+		if err := os.Rename(f.Tmp, filepath.Join(publicDir, Dir, f.Name)); err != nil {
+			return fmt.Errorf("public index: %w", err)
+		}
+	}
+	if err := WriteManifest(publicDir, c.Manifest); err != nil {
+		return err
+	}
+	return RemoveSegments(publicDir, c.Remove)
+}
+
 // File is one new segment: its temporary path and its name under public/index/.
 type File struct {
 	Tmp  string `json:"tmp"`

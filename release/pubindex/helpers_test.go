@@ -114,15 +114,7 @@ func commit(t testing.TB, pub string, gen int64, lines [][]byte) *Commit {
 // apply performs a prepared commit.
 func apply(t testing.TB, pub string, c *Commit) {
 	t.Helper()
-	for _, f := range c.Files {
-		if err := os.Rename(f.Tmp, filepath.Join(pub, Dir, f.Name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := WriteManifest(pub, c.Manifest); err != nil {
-		t.Fatal(err)
-	}
-	if err := RemoveSegments(pub, c.Remove); err != nil {
+	if err := Apply(pub, c); err != nil {
 		t.Fatal(err)
 	}
 }
