@@ -16,13 +16,14 @@ import (
 type command func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 var commands = map[string]command{
-	"crawl":   runCrawl,
-	"release": runRelease,
-	"serve":   runServe,
-	"robots":  runRobots,
-	"verify":  runVerify,
-	"demo":    runDemo,
-	"version": runVersion,
+	"crawl":          runCrawl,
+	"release":        runRelease,
+	"serve":          runServe,
+	"robots":         runRobots,
+	"verify":         runVerify,
+	"reindex-public": runReindexPublic,
+	"demo":           runDemo,
+	"version":        runVersion,
 }
 
 const usage = `usage: archivectl COMMAND [flags]
@@ -33,6 +34,7 @@ commands:
   serve             serve the lookup API and page (--schedule CRON runs release passes)
   robots URL...     evaluate robots.txt for URLs and print one JSON object per URL
   verify            check sealed and public records against the index
+  reindex-public    rebuild the lookup's public index from the public CDXJ files
   demo              crawl an embedded demo web, release it over 91 days, serve the result
   version           print the version and the VCS commit (also --version)
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/lookup"
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -106,8 +107,12 @@ func serve(ctx context.Context, opt serveOptions) error {
 	srv, err := lookup.Open(layout.Public(opt.data), lookup.Options{
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 	})
-	if err != nil {
-		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)
+	var damage *pubindex.DamageError
+	switch {
+	case errors.As(err, &damage): // it names the file and the command: add the data directory
+		return fmt.Errorf("%w --data %s", err, opt.data)
+	case err != nil:
+		return fmt.Errorf("cannot open the public index of %s: %w; run archivectl verify", opt.data, err)
 	}
 	ln, err := net.Listen("tcp", opt.listen)
 	if err != nil {
