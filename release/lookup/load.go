@@ -2,8 +2,10 @@ package lookup
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
@@ -33,33 +35,38 @@ func toCapture(m *pubindex.Capture) capture {
 }
 
 // maxShared bounds the values the interner keeps: mime types, record files and Content-Usage
-// lists repeat across captures, and sharing them saves an allocation per capture per answer.
-// Past the bound, values are copied instead; memory stays bounded whatever the archive holds.
+// lists repeat across captures, and sharing them saves allocations in every answer. Past the
+// bound, values are copied instead; memory stays bounded whatever the archive holds.
 const maxShared = 4096
 
-// interner shares the strings and lists that many captures repeat.
+// interner shares the strings and lists that many captures repeat. Lookups read an immutable
+// map without a lock; a new value copies the map (rare once the values are known).
 type interner struct {
-	mu      sync.RWMutex
+	mu    sync.Mutex // serialises additions
+	table atomic.Pointer[sharedTable]
+}
+
+// sharedTable is one version of the interner's maps.
+type sharedTable struct {
 	strings map[string]string
 	lists   map[string][]string
 }
 
-var shared = &interner{strings: map[string]string{}, lists: map[string][]string{}}
+var shared = newInterner()
+
+func newInterner() *interner {
+	in := &interner{}
+	in.table.Store(&sharedTable{strings: map[string]string{}, lists: map[string][]string{}})
+	return in
+}
 
 // string returns a shared copy of b.
 func (in *interner) string(b []byte) string {
-	in.mu.RLock()
-	s, ok := in.strings[string(b)]
-	in.mu.RUnlock()
-	if ok {
+	if s, ok := in.table.Load().strings[string(b)]; ok {
 		return s
 	}
-	s = string(b)
-	in.mu.Lock()
-	if len(in.strings) < maxShared {
-		in.strings[s] = s
-	}
-	in.mu.Unlock()
+	s := string(b)
+	in.add(func(t *sharedTable) { t.strings[s] = s })
 	return s
 }
 
@@ -69,19 +76,27 @@ func (in *interner) list(raw []byte) []string {
 	if len(raw) == 0 {
 		return nil
 	}
-	in.mu.RLock()
-	l, ok := in.lists[string(raw)]
-	in.mu.RUnlock()
-	if ok {
+	if l, ok := in.table.Load().lists[string(raw)]; ok {
 		return l
 	}
+	var l []string
 	if json.Unmarshal(raw, &l) != nil || len(l) == 0 {
 		l = nil
 	}
-	in.mu.Lock()
-	if len(in.lists) < maxShared {
-		in.lists[string(raw)] = l
-	}
-	in.mu.Unlock()
+	key := string(raw)
+	in.add(func(t *sharedTable) { t.lists[key] = l })
 	return l
+}
+
+// add publishes a copy of the table with one more value, unless the table is full.
+func (in *interner) add(set func(*sharedTable)) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	old := in.table.Load()
+	if len(old.strings)+len(old.lists) >= maxShared {
+		return
+	}
+	t := &sharedTable{strings: maps.Clone(old.strings), lists: maps.Clone(old.lists)}
+	set(t)
+	in.table.Store(t)
 }

@@ -3,7 +3,9 @@ package lookup
 import (
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/archivectl/archivectl/release/pubindex"
@@ -38,5 +40,33 @@ func BenchmarkCaptures(b *testing.B) {
 		if rec.Code != 200 {
 			b.Fatal(rec.Code)
 		}
+	}
+}
+
+// BenchmarkLookupAt answers /api/v1/captures for random URLs of the public directory named by
+// ARCHIVECTL_BENCH_PUBLIC (its urls.txt beside it): one lookup, inside the process, at scale.
+func BenchmarkLookupAt(b *testing.B) {
+	dir := os.Getenv("ARCHIVECTL_BENCH_PUBLIC")
+	if dir == "" {
+		b.Skip("set ARCHIVECTL_BENCH_PUBLIC to a public directory (bench/lookup/run.sh makes one)")
+	}
+	s, err := Open(dir, Options{Logger: discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	urls := readLines(b, filepath.Join(filepath.Dir(dir), "urls.txt"))
+	reqs := make([]*http.Request, 4096)
+	for i := range reqs {
+		reqs[i] = httptest.NewRequest(http.MethodGet, "/api/v1/captures?url="+url.QueryEscape(urls[(i*7919)%len(urls)]), nil)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, reqs[i%len(reqs)])
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
+		i++
 	}
 }

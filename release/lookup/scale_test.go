@@ -100,7 +100,7 @@ func TestIndexAnswersAsInMemory(t *testing.T) {
 	}
 }
 
-func readLines(t *testing.T, path string) []string {
+func readLines(t testing.TB, path string) []string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
