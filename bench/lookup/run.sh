@@ -6,7 +6,8 @@
 #   heap      runtime.MemStats.HeapInuse (go_memstats_heap_inuse_bytes at /metrics) after wrk
 #   RSS       VmRSS after wrk, split into RssAnon (the heap and stacks) and RssFile (the mapped
 #             index pages the lookups touched: page cache, shared and reclaimable)
-#   req/s     wrk -t2 -c32 for DUR asking random URLs, with p50/p99
+#   req/s     wrk -t2 -c32 for DUR asking random URLs, with p50/p99, and the server's CPU time
+#             per answer (utime + stime over answers: what a busy shared machine distorts least)
 #   paced     a fixed 15,000 req/s for PACED_DUR from bench/lookup/pace, an open-loop Go client
 #             (latency from each request's intended send time), p50/p99
 # In the same run, the lookup before the public index (BASE, the in-memory loader) is measured
@@ -62,9 +63,13 @@ measure() {
 	opened=$(grep -o 'took=[^ ]*' "$OUT/serve-$label.err" | tail -1 | cut -d= -f2)
 	export URLS="$data/urls.txt"
 	wrk -t"$THREADS" -c"$CONNS" -d3s -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" >/dev/null # warm-up
+	local cpu0 cpu1
+	cpu0=$(awk '{print $14 + $15}' "/proc/$pid/stat") # utime + stime, clock ticks
 	wrk -t"$THREADS" -c"$CONNS" -d"$DUR" --latency -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" >"$OUT/wrk-$label.txt"
-	local rps p50 p99 heap rss anon file paced
+	cpu1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	local rps p50 p99 heap rss anon file paced cpu
 	rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$OUT/wrk-$label.txt")
+	cpu=$(awk -v a="$cpu1" -v b="$cpu0" -v t="$(getconf CLK_TCK)" '/requests in/ {printf "%.1f us", (a - b) / t / $1 * 1e6}' "$OUT/wrk-$label.txt")
 	p50=$(awk '$1 == "50%" {print $2}' "$OUT/wrk-$label.txt")
 	p99=$(awk '$1 == "99%" {print $2}' "$OUT/wrk-$label.txt")
 	heap=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^go_memstats_heap_inuse_bytes / {printf "%.1f MiB", $2 / 1048576}')
@@ -75,8 +80,8 @@ measure() {
 	paced=$(grep -o 'achieved), [0-9]* errors.*' "$OUT/pace-$label.txt" | sed 's/achieved), //; s/latency from the intended send time: //')
 	kill -TERM $pid
 	wait $pid || true
-	results+=("$(printf '%-22s start %-8s (index opened in %-9s) heap %-10s RSS %-9s (anon %s, file %s) wrk %6s req/s p50 %-8s p99 %-8s | paced %s: %s' \
-		"$label" "$start" "${opened:-n/a}" "$heap" "$rss" "$anon" "$file" "$rps" "$p50" "$p99" "$RATE/s" "$paced")")
+	results+=("$(printf '%-22s start %-8s (index opened in %-9s) heap %-10s RSS %-9s (anon %s, file %s) wrk %6s req/s p50 %-8s p99 %-8s server CPU %s/answer | paced %s: %s' \
+		"$label" "$start" "${opened:-n/a}" "$heap" "$rss" "$anon" "$file" "$rps" "$p50" "$p99" "$cpu" "$RATE/s" "$paced")")
 	echo "${results[-1]}"
 }
 

@@ -29,17 +29,6 @@ func (f *Fields) stringField(key string) *[]byte {
 	return &f.Time
 }
 
-// usageField is where the raw value of a Content-Usage list goes.
-func (f *Fields) usageField(key string) *[]byte {
-	switch key {
-	case "usage_robots":
-		return &f.UsageRobots
-	case "usage_header":
-		return &f.UsageHeader
-	}
-	return &f.Usage
-}
-
 // intField is where the value of an integer-valued key goes.
 func (f *Fields) intField(key string) *int64 {
 	switch key {

@@ -153,3 +153,14 @@ func slowFields(js []byte) (Fields, error) {
 	}
 	return f, nil
 }
+
+// usageField is where the raw value of a Content-Usage list goes.
+func (f *Fields) usageField(key string) *[]byte {
+	switch key {
+	case "usage_robots":
+		return &f.UsageRobots
+	case "usage_header":
+		return &f.UsageHeader
+	}
+	return &f.Usage
+}
