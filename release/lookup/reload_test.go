@@ -1,6 +1,7 @@
 package lookup
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -212,4 +213,25 @@ func mustLine(t *testing.T, c public.CDXJ) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// Watch takes a new generation without a restart, at its next check (every 250 ms by default).
+func TestWatchTakesNewGeneration(t *testing.T) {
+	t.Parallel()
+	f := standard(t)
+	s := f.server(testNow)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Watch(ctx)
+	f.tombstone(public.CDXJ{URL: "https://example.com/watched", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:w>",
+		Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
+	f.commit()
+	committed := time.Now()
+	for get(t, s, "/api/v1/captures?url=https://example.com/watched").Code != http.StatusOK {
+		if time.Since(committed) > 10*time.Second {
+			t.Fatal("the new generation is not served 10 s after its commit")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("served %v after the commit", time.Since(committed).Round(time.Millisecond))
 }
