@@ -43,7 +43,7 @@ func (p *pass) indexCommit(fs *fileSet, gen int64) (*pubindex.Commit, []journalF
 // rebuild left in public/index/ are removed.
 func (r *Releaser) ensureIndex(ctx context.Context) error {
 	pub := layout.Public(r.dir)
-	st, err := readState(r.dir)
+	st, err := readStatus(r.dir)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (r *Releaser) ensureIndex(ctx context.Context) error {
 }
 
 // rebuildIndex rebuilds the public index from the CDXJ files, saying why.
-func (r *Releaser) rebuildIndex(ctx context.Context, st public.State, why string) error {
+func (r *Releaser) rebuildIndex(ctx context.Context, st public.Status, why string) error {
 	r.opt.Logger.Warn("rebuilding the public index from the public CDXJ files", "why", why)
 	m, err := pubindex.Rebuild(ctx, layout.Public(r.dir), st.Generation, r.opt.Logger)
 	if err != nil {
@@ -98,7 +98,7 @@ func RebuildIndex(ctx context.Context, dataDir string, opt Options) (pubindex.Ma
 		}
 		return pubindex.Manifest{}, fmt.Errorf("release: a release commit is pending in %s: run archivectl release to finish it first", layout.ReleaseJournal(dataDir))
 	}
-	st, err := readState(dataDir)
+	st, err := readStatus(dataDir)
 	if err != nil {
 		return pubindex.Manifest{}, err
 	}

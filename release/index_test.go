@@ -28,7 +28,7 @@ func TestPassesKeepTheIndex(t *testing.T) {
 	if err != nil || !found {
 		t.Fatalf("manifest: %v, found %v", err, found)
 	}
-	st, _ := readState(a.dir)
+	st, _ := readStatus(a.dir)
 	if m.Generation != st.Generation || m.Stats.Released != 40 || m.Stats.Embargoed != 0 {
 		t.Errorf("manifest generation %d (state %d), %d released, %d embargoed; want all 40 released",
 			m.Generation, st.Generation, m.Stats.Released, m.Stats.Embargoed)

@@ -24,7 +24,7 @@ type journal struct {
 	Marks   []store.Mark  `json:"marks"`    // index state changes
 	LogSize int64         `json:"log_size"` // release-log.jsonl's size before this commit
 	Log     string        `json:"log"`      // the lines this commit appends to it
-	State   public.State  `json:"state"`    // the new state.json
+	State   public.Status `json:"state"`    // the new state.json
 	// Index is the public index's new manifest and the segments it no longer lists; its new
 	// segments are among Files. Absent in a journal of a version without the index (the next
 	// pass then rebuilds the index).
@@ -123,7 +123,7 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		}
 	}
 	crashPoint("indexed")
-	sb, err := public.MarshalState(j.State)
+	sb, err := public.MarshalStatus(j.State)
 	if err != nil {
 		return fmt.Errorf("release: %w", err)
 	}

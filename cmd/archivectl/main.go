@@ -22,6 +22,7 @@ var commands = map[string]command{
 	"robots":         runRobots,
 	"verify":         runVerify,
 	"reindex-public": runReindexPublic,
+	"export":         runExport,
 	"demo":           runDemo,
 	"version":        runVersion,
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/archivectl/archivectl/crawler/aipref"
 )
 
-// The answer of /api/v1/captures (DESIGN §6, contract), encoded by hand: it is the hot path, and
+// The answer of /api/v1/captures (docs/formats.md#lookup-api, contract), encoded by hand: it is the hot path, and
 // this writes the same JSON as encoding/json would for capturesJSON (TestEncodeMatchesJSON).
 //
 //	{"url": "...", "captures": [{"url", "timestamp", "status", "state", "release_at",

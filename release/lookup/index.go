@@ -52,7 +52,7 @@ type index struct {
 	embargoed  int
 	badLines   int
 	generation int64 // of state.json
-	state      public.State
+	state      public.Status
 	loadedIn   time.Duration
 	days       []dayCount // embargoed captures per release day (UTC), ascending
 }

@@ -106,7 +106,7 @@ func (s *Server) Refresh() (bool, error) {
 	}
 	next := *cur
 	if !cur.loaded || !bytes.Equal(now.state, s.seen.state) {
-		ps, err := public.ReadState(s.fsys)
+		ps, err := public.ReadStatus(s.fsys)
 		if err != nil {
 			s.metrics.reloads.WithLabelValues("error").Inc()
 			return false, err

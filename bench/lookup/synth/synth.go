@@ -254,7 +254,7 @@ func must(b []byte, err error) []byte {
 
 // writeState writes state.json of generation gen.
 func writeState(pub string, gen int64) error {
-	b, err := public.MarshalState(public.State{Generation: gen, LastPass: Now, Software: "synth"})
+	b, err := public.MarshalStatus(public.Status{Generation: gen, LastPass: Now, Software: "synth"})
 	if err != nil {
 		return err
 	}
