@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/archivectl/archivectl/release/pubindex"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // BenchmarkOpen opens the public index of the public directory named by
@@ -69,4 +70,51 @@ func BenchmarkLookupAt(b *testing.B) {
 		}
 		i++
 	}
+}
+
+// BenchmarkExact compares one exact lookup and its encoding, without HTTP, in the public index
+// and in the in-memory index the lookup used before it, over ARCHIVECTL_BENCH_PUBLIC.
+func BenchmarkExact(b *testing.B) {
+	dir := os.Getenv("ARCHIVECTL_BENCH_PUBLIC")
+	if dir == "" {
+		b.Skip("set ARCHIVECTL_BENCH_PUBLIC to a public directory (bench/lookup/run.sh makes one)")
+	}
+	urls := readLines(b, filepath.Join(filepath.Dir(dir), "urls.txt"))
+	keys := make([]string, 4096)
+	for i := range keys {
+		keys[i], _ = surt.Key(urls[(i*7919)%len(urls)])
+	}
+	s, err := Open(dir, Options{Logger: discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("index", func(b *testing.B) {
+		ix := s.ix.Load()
+		var buf []byte
+		i := 0
+		for b.Loop() {
+			cs, err := ix.exact(keys[i%len(keys)])
+			if err != nil || len(cs) == 0 {
+				b.Fatal(err)
+			}
+			buf = appendCaptures(buf[:0], "u", "", cs, "")
+			i++
+		}
+	})
+	mem, err := loadMemIndex(os.DirFS(dir))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("in-memory", func(b *testing.B) {
+		var buf []byte
+		i := 0
+		for b.Loop() {
+			cs := mem.exact(keys[i%len(keys)])
+			if len(cs) == 0 {
+				b.Fatal("no captures")
+			}
+			buf = appendCaptures(buf[:0], "u", "", cs, "")
+			i++
+		}
+	})
 }
