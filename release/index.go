@@ -21,7 +21,12 @@ func (p *pass) indexCommit(fs *fileSet, gen int64) (*pubindex.Commit, []journalF
 	for _, w := range fs.files {
 		lines = append(lines, w.lines...)
 	}
-	c, err := pubindex.Prepare(layout.Public(p.r.dir), layout.ReleaseTmp(p.r.dir), gen, lines)
+	set, err := pubindex.Open(os.DirFS(layout.Public(p.r.dir)), p.index) // the new segments of earlier commits only
+	if err != nil {
+		return nil, nil, fmt.Errorf("release: %w", err)
+	}
+	p.index = set
+	c, err := pubindex.Prepare(set, layout.Public(p.r.dir), layout.ReleaseTmp(p.r.dir), gen, lines)
 	if err != nil {
 		return nil, nil, fmt.Errorf("release: %w", err)
 	}
@@ -37,15 +42,17 @@ func (p *pass) indexCommit(fs *fileSet, gen int64) (*pubindex.Commit, []journalF
 	return &pubindex.Commit{Manifest: c.Manifest, Remove: c.Remove}, files, nil
 }
 
-// ensureIndex makes the public index current before a pass commits to it: one missing while
-// CDXJ files exist, damaged, or of another generation than state.json (a commit journaled by
-// a version without the index) is rebuilt from the CDXJ files; files a killed commit or
-// rebuild left in public/index/ are removed.
-func (r *Releaser) ensureIndex(ctx context.Context) error {
+// ensureIndex makes the public index current before a pass commits to it, and returns it open
+// (the pass keeps it across its commits): one missing while CDXJ files exist, damaged, or of
+// another generation than state.json (a commit journaled by a version without the index) is
+// rebuilt from the CDXJ files; files a killed commit or rebuild left in public/index/ are
+// removed. Opening checks every segment's table: the one cost of a pass that grows with the
+// archive, a few bytes per capture.
+func (r *Releaser) ensureIndex(ctx context.Context) (*pubindex.Set, error) {
 	pub := layout.Public(r.dir)
 	st, err := readStatus(r.dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	why := ""
 	set, err := pubindex.Open(os.DirFS(pub), nil)
@@ -54,20 +61,24 @@ func (r *Releaser) ensureIndex(ctx context.Context) error {
 	case errors.As(err, &d):
 		why = d.Error()
 	case err != nil:
-		return fmt.Errorf("release: %w", err)
-	default:
-		if set.Segments() > 0 && set.Manifest.Generation != st.Generation {
-			why = fmt.Sprintf("it is of generation %d, %s of %d", set.Manifest.Generation, layout.StateFile, st.Generation)
-		}
+		return nil, fmt.Errorf("release: %w", err)
+	case set.Segments() > 0 && set.Manifest.Generation != st.Generation:
+		why = fmt.Sprintf("it is of generation %d, %s of %d", set.Manifest.Generation, layout.StateFile, st.Generation)
 		set.Close()
 	}
-	if why == "" {
-		if err := pubindex.Clean(pub); err != nil {
-			return fmt.Errorf("release: %w", err)
+	if why != "" {
+		if err := r.rebuildIndex(ctx, st, why); err != nil {
+			return nil, err
 		}
-		return nil
+		if set, err = pubindex.Open(os.DirFS(pub), nil); err != nil {
+			return nil, fmt.Errorf("release: %w", err)
+		}
 	}
-	return r.rebuildIndex(ctx, st, why)
+	if err := pubindex.Clean(pub); err != nil {
+		set.Close()
+		return nil, fmt.Errorf("release: %w", err)
+	}
+	return set, nil
 }
 
 // rebuildIndex rebuilds the public index from the CDXJ files, saying why.

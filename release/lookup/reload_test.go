@@ -153,7 +153,7 @@ func TestReloadSharesSegments(t *testing.T) {
 			Filename: "tombstones/T.warc.gz", Length: 5, Headers: [][2]string{{"Server", "x"}}}))
 	}
 	tmp := t.TempDir()
-	pc, err := pubindex.Prepare(f.dir, tmp, int64(f.gen+1), lines)
+	pc, err := pubindex.Prepare(nil, f.dir, tmp, int64(f.gen+1), lines)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,15 +47,18 @@ type File struct {
 }
 
 // Prepare writes, under tmpDir, the segment of one commit's CDXJ lines (any order) for
-// generation gen and whatever merges the tier rule then asks for, and returns the commit.
-// The index of publicDir must be current (the previous generation's); it is only read.
-func Prepare(publicDir, tmpDir string, gen int64, lines [][]byte) (_ *Commit, err error) {
+// generation gen and whatever merges the tier rule then asks for, and returns the commit. set
+// is the index of publicDir as it stands, opened by the caller (who keeps it open across
+// commits, so that each Open after a commit reads only the new segments' tables); nil opens
+// it for this commit alone. The index is only read.
+func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (_ *Commit, err error) {
 	fsys := os.DirFS(publicDir)
-	set, err := Open(fsys, nil)
-	if err != nil {
-		return nil, err
+	if set == nil {
+		if set, err = Open(fsys, nil); err != nil {
+			return nil, err
+		}
+		defer set.Close()
 	}
-	defer set.Close()
 	sorted := slices.Clone(lines)
 	slices.SortFunc(sorted, compareLines)
 	for _, l := range sorted {

@@ -103,7 +103,7 @@ func commit(t testing.TB, pub string, gen int64, lines [][]byte) *Commit {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Prepare(pub, tmp, gen, lines)
+	c, err := Prepare(nil, pub, tmp, gen, lines)
 	if err != nil {
 		t.Fatal(err)
 	}

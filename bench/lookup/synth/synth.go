@@ -131,8 +131,18 @@ func writeCommits(ctx context.Context, pub string, o Options) (Result, error) {
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return res, err
 	}
+	var set *pubindex.Set // kept open across commits, as a pass keeps it
+	defer func() {
+		if set != nil {
+			set.Close()
+		}
+	}()
 	for g := range o.Commits {
 		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		var err error
+		if set, err = pubindex.Open(os.DirFS(pub), set); err != nil {
 			return res, err
 		}
 		from, to := g*per, min(o.N, (g+1)*per)
@@ -141,7 +151,7 @@ func writeCommits(ctx context.Context, pub string, o Options) (Result, error) {
 		}
 		shard, tomb := lines(o, from, to, per)
 		res.Lines += len(shard) + len(tomb)
-		c, err := pubindex.Prepare(pub, tmp, int64(g+1), slices.Concat(shard, tomb))
+		c, err := pubindex.Prepare(set, pub, tmp, int64(g+1), slices.Concat(shard, tomb))
 		if err != nil {
 			return res, err
 		}
