@@ -10,7 +10,8 @@
 #             per answer (utime + stime over answers: what a busy shared machine distorts least)
 #   paced     a fixed 15,000 req/s for PACED_DUR from bench/lookup/pace, an open-loop Go client
 #             (latency from each request's intended send time), p50/p99
-# In the same run, the lookup before the public index (BASE, the in-memory loader) is measured
+# Each archive's index is also rebuilt once with `archivectl reindex-public` (REINDEX=0 skips it),
+# timed. In the same run, the lookup before the public index (BASE, the in-memory loader) is measured
 # at the first N, as the baseline. Generated archives are kept under OUT/N and reused.
 #
 #   bench/lookup/run.sh                       # NS="1000000 10000000" DUR=30s PACED_DUR=30s
@@ -94,6 +95,11 @@ for n in $NS; do
 		awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f\n", b - a}' >"$OUT/$n/gen-seconds"
 		touch "$OUT/$n/done"
 	fi
+	if [ "${REINDEX:-1}" = 1 ] && [ ! -f "$OUT/$n/reindex.txt" ]; then
+		# What a lookup machine given only the CDXJ files runs: the whole index from scratch.
+		"$OUT/archivectl" reindex-public --data "$OUT/$n/data" | tee "$OUT/$n/reindex.txt"
+	fi
+	[ -f "$OUT/$n/reindex.txt" ] && results+=("N=$n $(cut -d: -f1 "$OUT/$n/reindex.txt")")
 	idx=$(du -sb "$OUT/$n/data/public/index" | cut -f1)
 	cdxj=$(cat "$OUT/$n/data/public/shards/"*.cdxj "$OUT/$n/data/public/tombstones/"*.cdxj | wc -c)
 	results+=("$(printf 'N=%-10s generated (CDXJ + index) in %s s; index %.1f MB = %.0f bytes/capture (CDXJ %.0f bytes/capture)' \
