@@ -36,11 +36,12 @@ commands:
   robots URL...     evaluate robots.txt for URLs and print one JSON object per URL
   verify            check sealed and public records against the index
   reindex-public    rebuild the lookup's public index from the public CDXJ files
+  export            write the released captures as a WACZ package and/or a CDXJ index
   demo              crawl an embedded demo web, release it over 91 days, serve the result
   version           print the version and the VCS commit (also --version)
 
 Every command takes --data DIR (default ./archive-data) and --config FILE.
-Run "archivectl COMMAND -h" for a command's flags.
+Run "archivectl help COMMAND" (or "archivectl COMMAND -h") for a command's flags.
 `
 
 func main() {
@@ -52,6 +53,9 @@ func main() {
 
 // run dispatches to a subcommand.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) >= 2 && args[0] == "help" {
+		args = []string{args[1], "-h"} // "archivectl help crawl" is "archivectl crawl -h"
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, usage)
 		if len(args) == 0 {

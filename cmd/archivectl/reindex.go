@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
@@ -17,31 +15,25 @@ import (
 // runReindexPublic rebuilds the public index (public/index/) from the public CDXJ files. It
 // needs public/ only, so a lookup-only machine can run it; it waits for a running release pass.
 func runReindexPublic(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("reindex-public", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl reindex-public [--data DIR] [--config FILE]")
-		fmt.Fprintln(stderr, "Rebuilds the lookup's public index (public/index/) from the public CDXJ files.")
-		fs.PrintDefaults()
+	cfg, pos, code, ok := cli{
+		name: "reindex-public",
+		usage: "usage: archivectl reindex-public [--data DIR] [--config FILE]\n" +
+			"Rebuilds the lookup's public index (public/index/) from the public CDXJ files.\n",
+		config: true,
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	var common commonFlags
-	common.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	if len(pos) != 0 {
+		fmt.Fprintf(stderr, "archivectl reindex-public: unexpected argument %q; see archivectl reindex-public -h\n", pos[0])
 		return 2
 	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "archivectl reindex-public: unexpected argument %q; see archivectl reindex-public -h\n", fs.Arg(0))
-		return 2
-	}
-	cfg, err := common.load()
-	if err != nil {
+	found, err := archiveIn(cfg.Data)
+	if err != nil && !errors.Is(err, errNoArchive) {
 		fmt.Fprintf(stderr, "archivectl reindex-public: %v\n", err)
-		return 2
+		return 1
 	}
-	if st, err := os.Stat(layout.Public(cfg.Data)); err != nil || !st.IsDir() {
+	if !found[layout.PublicDir] {
 		fmt.Fprintf(stderr, "archivectl reindex-public: %s holds no public side (no %s/); pass --data\n", cfg.Data, layout.PublicDir)
 		return 1
 	}

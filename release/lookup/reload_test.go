@@ -140,7 +140,7 @@ func TestIgnoresUnfinishedFiles(t *testing.T) {
 func TestReloadSharesSegments(t *testing.T) {
 	t.Parallel()
 	f := standard(t)
-	s := f.server(testNow)
+	s := f.server(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)) // after p03's release time: shown released
 	before := s.ix.Load()
 	// A pass's commit: its lines as one new segment, as the releaser writes it.
 	c := public.CDXJ{URL: "https://example.com/tree/p03", Status: 200, Digest: "sha256:dd", ID: "<urn:uuid:t3>",

@@ -36,7 +36,7 @@ func Rebuild(ctx context.Context, publicDir string, gen int64, log *slog.Logger)
 	if err != nil {
 		return Manifest{}, err
 	}
-	b := &builder{dir: dir, t: &tally{days: map[int64]int64{}}}
+	b := &builder{dir: dir, t: &tally{days: map[int64]int64{}}, bounds: shardBounds{dir: publicDir, sizes: map[string]int64{}}}
 	defer b.cleanup()
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
@@ -85,6 +85,7 @@ type builder struct {
 	paths     []string
 	t         *tally
 	malformed int64
+	bounds    shardBounds
 }
 
 // readFile adds the lines of one CDXJ file.
@@ -98,11 +99,16 @@ func (b *builder) readFile(publicDir, name string, log *slog.Logger) error {
 	for n := 1; ; n++ {
 		line, rerr := readLine(br)
 		if len(line) > 0 {
-			if _, err := ParseLine(line); err != nil {
+			if r, err := ParseLine(line); err != nil {
 				b.malformed++
 				log.Warn("skipping malformed CDXJ line", "file", name, "line", n, "err", err)
-			} else if err := b.add(line); err != nil {
-				return err
+			} else {
+				if err := b.bounds.check(&r); err != nil {
+					log.Warn("released capture whose record will not be served", "cdxj", name, "line", n, "url", string(r.Block.URL), "err", err)
+				}
+				if err := b.add(line); err != nil {
+					return err
+				}
 			}
 		}
 		if rerr == io.EOF {
@@ -215,4 +221,35 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		b = long
 	}
 	return bytes.TrimRight(b, "\r\n"), err
+}
+
+// shardBounds checks, while a rebuild reads the CDXJ files, that each released capture's record
+// lies inside its shard. A line whose record runs past the end of the file (a length of 10^15)
+// is still indexed: its capture stays listed (its tombstone facts are sound, and a revisit's
+// payload comes from its original), and the lookup refuses its record from the shard's size
+// before reading a byte of it. A shard that cannot be statted is left to the lookup to report.
+type shardBounds struct {
+	dir   string           // the public directory
+	sizes map[string]int64 // -1: not statted
+}
+
+// check returns why r's record cannot lie where its line says, or nil.
+func (sb shardBounds) check(r *public.Raw) error {
+	f := &r.Block
+	if string(f.State) != public.StateReleased {
+		return nil
+	}
+	name := string(f.Filename)
+	size, ok := sb.sizes[name]
+	if !ok {
+		size = -1
+		if fi, err := os.Stat(filepath.Join(sb.dir, filepath.FromSlash(name))); err == nil {
+			size = fi.Size()
+		}
+		sb.sizes[name] = size
+	}
+	if size >= 0 && (f.Offset < 0 || f.Length <= 0 || f.Offset > size || f.Length > size-f.Offset) {
+		return fmt.Errorf("the indexed record (offset %d, length %d) runs past the end of public/%s (%d bytes)", f.Offset, f.Length, name, size)
+	}
+	return nil
 }
