@@ -27,7 +27,7 @@ CONNS=${CONNS:-32}
 THREADS=${THREADS:-2}
 PORT=${PORT:-18080}
 OUT=${OUT:-bench/out/lookup}
-BASE=${BASE:-98018c7} # the last commit whose lookup loads every CDXJ line into memory
+BASE=${BASE-98018c7} # the last commit whose lookup loads every CDXJ line into memory
 
 if ! command -v wrk >/dev/null; then
 	echo "installing wrk (Debian)"; apt-get install -y -qq wrk >/dev/null

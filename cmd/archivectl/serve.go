@@ -154,6 +154,7 @@ func serve(ctx context.Context, opt serveOptions) error {
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
 	go srv.Watch(watchCtx)
+	go gcFloor(watchCtx)
 	if daemon != nil {
 		daemon.Start()
 		log.Info("release daemon started", "schedule", opt.schedule)
