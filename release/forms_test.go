@@ -97,12 +97,16 @@ func copyOldForm(t *testing.T) string {
 	return dst
 }
 
-// TestOldFormPublicSide: the public side of an earlier version verifies as it is; a pass adds
-// files in the new forms beside it, and both verify; an index rebuilt from the sealed files alone
-// gets every release state and public location back from both forms of lines.
+// TestOldFormPublicSide: the public side of an earlier version, once its public index is built
+// (as archivectl reindex-public or the next pass builds it), verifies as it is; a pass adds files
+// in the new forms beside it, and both verify; an index rebuilt from the sealed files alone gets
+// every release state and public location back from both forms of lines.
 func TestOldFormPublicSide(t *testing.T) {
 	t.Parallel()
 	dir := copyOldForm(t)
+	if _, err := RebuildIndex(context.Background(), dir, Options{Logger: quietLogger()}); err != nil {
+		t.Fatal(err)
+	}
 	mustVerify(t, dir)
 	r := newTestReleaser(dir)
 	if s := mustPass(t, r, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)); s.Released != 1 || s.Tombstoned != 0 {

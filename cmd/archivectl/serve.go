@@ -13,6 +13,7 @@ import (
 
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/lookup"
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -124,8 +125,12 @@ func serve(ctx context.Context, opt serveOptions) error {
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		ReleaseMetrics: daemon == nil, // without a daemon here, the release metrics come from state.json
 	})
-	if err != nil {
-		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)
+	var damage *pubindex.DamageError
+	switch {
+	case errors.As(err, &damage): // it names the file and the command: add the data directory
+		return fmt.Errorf("%w --data %s", err, opt.data)
+	case err != nil:
+		return fmt.Errorf("cannot open the public index of %s: %w; run archivectl verify", opt.data, err)
 	}
 	ln := opt.listener
 	if ln == nil {
@@ -149,6 +154,7 @@ func serve(ctx context.Context, opt serveOptions) error {
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()
 	go srv.Watch(watchCtx)
+	go gcFloor(watchCtx)
 	if daemon != nil {
 		daemon.Start()
 		log.Info("release daemon started", "schedule", opt.schedule)
