@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,69 +23,42 @@ const DefaultMaxFileSize = 1 << 30
 
 // encoder turns records into gzip members, one member per record.
 type encoder struct {
-	gz *gzip.Writer
-	m  gowarc.Marshaler
+	gz  *gzip.Writer
+	hdr []byte // the header of the record being compressed
 }
 
 func newEncoder() *encoder {
 	gz, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression) // a valid level never fails
-	return &encoder{gz: gz, m: gowarc.NewMarshaler()}
+	return &encoder{gz: gz}
 }
 
-// encMember is one record to encode. block, when set, is the record's whole content block, written
-// instead of the record's own: the bytes it was built from, or the whole block of a response that
-// holds only its HTTP head (buildResponse).
-type encMember struct {
-	rec   gowarc.WarcRecord
-	block []byte
-}
-
-// crlf ends the WARC header line and fields; crlfcrlf ends a record.
-var crlf, crlfcrlf = []byte("\r\n"), []byte("\r\n\r\n")
+// crlfcrlf ends a record.
+var crlfcrlf = []byte("\r\n\r\n")
 
 // encode appends one gzip member per record to dst and returns each member's length.
-func (e *encoder) encode(dst *bytes.Buffer, ms ...encMember) ([]int64, error) {
-	lens := make([]int64, len(ms))
-	for i, m := range ms {
+func (e *encoder) encode(dst *bytes.Buffer, recs ...*record) ([]int64, error) {
+	lens := make([]int64, len(recs))
+	for i, r := range recs {
 		start := dst.Len()
-		e.gz.Reset(dst)
-		var err error
-		if m.block == nil {
-			_, _, err = e.m.Marshal(e.gz, m.rec, 0)
-		} else {
-			err = marshalBlock(e.gz, m.rec, m.block)
-		}
-		if err == nil {
-			err = e.gz.Close()
-		}
-		if err != nil {
+		e.hdr = r.appendHeader(e.hdr[:0])
+		if err := e.member(dst, e.hdr, r.block, crlfcrlf); err != nil {
 			dst.Truncate(start)
-			return nil, fmt.Errorf("encode %s record: %w", m.rec.Type(), err)
+			return nil, fmt.Errorf("encode %s record: %w", r.get(gowarc.WarcType), err)
 		}
 		lens[i] = int64(dst.Len() - start)
 	}
 	return lens, nil
 }
 
-// marshalBlock writes r as gowarc's Marshaler does, but with block as its content block.
-func marshalBlock(w io.Writer, r gowarc.WarcRecord, block []byte) error {
-	if _, err := io.WriteString(w, fmt.Sprint(r.Version())); err != nil {
-		return err
+// member appends the parts, compressed as one gzip member, to dst.
+func (e *encoder) member(dst *bytes.Buffer, parts ...[]byte) error {
+	e.gz.Reset(dst)
+	for _, p := range parts {
+		if _, err := e.gz.Write(p); err != nil {
+			return err
+		}
 	}
-	if _, err := w.Write(crlf); err != nil {
-		return err
-	}
-	if _, err := r.WarcHeader().Write(w); err != nil {
-		return err
-	}
-	if _, err := w.Write(crlf); err != nil {
-		return err
-	}
-	if _, err := w.Write(block); err != nil {
-		return err
-	}
-	_, err := w.Write(crlfcrlf)
-	return err
+	return e.gz.Close()
 }
 
 // warcWriter appends gzip members to rotating WARC files in one directory. Files are created as
@@ -180,7 +152,10 @@ func (w *warcWriter) create() error {
 	var buf bytes.Buffer
 	info, err := w.warcinfo(w.name)
 	if err == nil {
-		_, err = newEncoder().encode(&buf, encMember{rec: info})
+		var raw bytes.Buffer
+		if _, _, err = gowarc.NewMarshaler().Marshal(&raw, info, 0); err == nil {
+			err = newEncoder().member(&buf, raw.Bytes())
+		}
 		info.Close()
 	}
 	if err == nil {
