@@ -53,21 +53,12 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 				return err
 			}
 		}
-		if err := parallel(ctx, len(ps), func(i int) error { return s.encode(ps[i]) }); err != nil {
+		ends, err := s.write(ctx, ps)
+		if err != nil {
 			return err
 		}
-		ends := map[string]int64{}
 		for _, p := range ps {
-			file, off, err := s.w.appendMembers(p.members.Bytes())
-			if err != nil {
-				return err
-			}
-			e := &p.e
-			e.Request = Location{File: file, Offset: off, Length: p.lens[0]}
-			e.Response = Location{File: file, Offset: off + p.lens[0], Length: p.lens[1]}
-			e.Metadata = Location{File: file, Offset: off + p.lens[0] + p.lens[1], Length: p.lens[2]}
-			ends[file] = e.Metadata.Offset + e.Metadata.Length
-			entries = append(entries, *e)
+			entries = append(entries, p.e)
 		}
 		if err := s.w.sync(); err != nil {
 			return err
@@ -319,4 +310,37 @@ func (s *Store) encode(p *sealing) error {
 		return fmt.Errorf("%s: %w", c.URL, err)
 	}
 	return nil
+}
+
+// write encodes the captures' members on all CPUs and appends them to the WARC file in capture
+// order as soon as they are ready, while later captures are still being compressed (the writer
+// starts their writeback at once, so the sync that follows has little left to wait for). It sets
+// each entry's locations and returns the committed end of every file it wrote to.
+func (s *Store) write(ctx context.Context, ps []*sealing) (map[string]int64, error) {
+	var mu sync.Mutex
+	ready := make([]bool, len(ps))
+	next := 0
+	ends := map[string]int64{}
+	err := parallel(ctx, len(ps), func(i int) error {
+		if err := s.encode(ps[i]); err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		ready[i] = true
+		for ; next < len(ps) && ready[next]; next++ {
+			p := ps[next]
+			file, off, err := s.w.appendMembers(p.members.Bytes())
+			if err != nil {
+				return err
+			}
+			e := &p.e
+			e.Request = Location{File: file, Offset: off, Length: p.lens[0]}
+			e.Response = Location{File: file, Offset: off + p.lens[0], Length: p.lens[1]}
+			e.Metadata = Location{File: file, Offset: off + p.lens[0] + p.lens[1], Length: p.lens[2]}
+			ends[file] = e.Metadata.Offset + e.Metadata.Length
+		}
+		return nil
+	})
+	return ends, err
 }

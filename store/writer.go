@@ -61,6 +61,11 @@ func (e *encoder) member(dst *bytes.Buffer, parts ...[]byte) error {
 	return e.gz.Close()
 }
 
+// writebackChunk is how many appended bytes make the writer start their writeback: the disk writes
+// a batch while later members are still being compressed, and the batch's sync mostly waits for
+// the journal alone.
+const writebackChunk = 1 << 20
+
 // warcWriter appends gzip members to rotating WARC files in one directory. Files are created as
 // NAME.open and renamed to NAME (IIPC style prefix-timestamp-serial-host.warc.gz) when closed;
 // each starts with a warcinfo record. It is not safe for concurrent use.
@@ -76,6 +81,7 @@ type warcWriter struct {
 	f       *os.File  // nil when no file is open
 	name    string    // final name of the open file
 	size    int64     // bytes of complete members in the open file
+	started int64     // bytes of the open file whose writeback has been started
 	infoLen int64     // bytes of the open file's warcinfo member
 	retired []retired // files filled by the batch being written, kept NAME.open until it commits
 }
@@ -128,6 +134,10 @@ func (w *warcWriter) appendMembers(buf []byte) (file string, off int64, err erro
 		return "", 0, fmt.Errorf("write %s: %w", w.name, err)
 	}
 	w.size += int64(len(buf))
+	if w.size-w.started >= writebackChunk {
+		startWriteback(w.f, w.started, w.size-w.started)
+		w.started = w.size
+	}
 	return w.name, off, nil
 }
 
@@ -171,7 +181,7 @@ func (w *warcWriter) create() error {
 		return fmt.Errorf("start WARC file %s: %w", w.name, err)
 	}
 	w.size = int64(buf.Len())
-	w.infoLen = w.size
+	w.infoLen, w.started = w.size, 0
 	return nil
 }
 
@@ -194,7 +204,7 @@ func (w *warcWriter) truncate(file string, size int64) error {
 	if err := w.f.Truncate(size); err != nil {
 		return fmt.Errorf("cut back %s: %w", w.name, err)
 	}
-	w.size = size
+	w.size, w.started = size, min(w.started, size)
 	return nil
 }
 
