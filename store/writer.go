@@ -135,7 +135,7 @@ func (w *warcWriter) appendMembers(buf []byte) (file string, off int64, err erro
 	}
 	w.size += int64(len(buf))
 	if w.size-w.started >= writebackChunk {
-		startWriteback(w.f, w.started, w.size-w.started)
+		durable.StartWriteback(w.f, w.started, w.size-w.started)
 		w.started = w.size
 	}
 	return w.name, off, nil
