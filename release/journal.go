@@ -59,12 +59,9 @@ func readJournal(dataDir string) (*journal, error) {
 	return &j, nil
 }
 
-// commit makes j durable, then applies it. Its temp files are already synced; syncing their
-// directory too means a journal never outlives the names it refers to.
+// commit makes j durable, then applies it. Its temp files and their names in release-tmp/ are
+// already durable (fileSet.finish), so a journal never outlives the names it refers to.
 func commit(dataDir string, ix *store.Index, j *journal) error {
-	if err := durable.SyncDir(layout.ReleaseTmp(dataDir)); err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
 	b, err := json.Marshal(j)
 	if err != nil {
 		return fmt.Errorf("release: journal: %w", err)
@@ -94,23 +91,33 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		dirs[filepath.Dir(dst)] = true
 		crashPoint("rename")
 	}
+	// The renames' directories, the audit log and the index do not depend on one another: their
+	// syncs wait for the disk together. All are durable before state.json, the commit point.
+	var steps []func() error
 	for d := range dirs {
-		if err := durable.SyncDir(d); err != nil {
-			return fmt.Errorf("release: %w", err)
-		}
+		steps = append(steps, func() error {
+			if err := durable.SyncDir(d); err != nil {
+				return fmt.Errorf("release: %w", err)
+			}
+			return nil
+		})
+	}
+	if j.Log != "" {
+		steps = append(steps, func() error { return appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log)) })
+	}
+	if len(j.Marks) > 0 {
+		steps = append(steps, func() error {
+			if err := ix.Mark(j.Marks); err != nil {
+				return fmt.Errorf("release: mark the index: %w", err)
+			}
+			return nil
+		})
+	}
+	if err := inParallel(len(steps), func(i int) error { return steps[i]() }); err != nil {
+		return err
 	}
 	crashPoint("renamed")
-	if j.Log != "" {
-		if err := appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log)); err != nil {
-			return err
-		}
-	}
 	crashPoint("logged")
-	if len(j.Marks) > 0 {
-		if err := ix.Mark(j.Marks); err != nil {
-			return fmt.Errorf("release: mark the index: %w", err)
-		}
-	}
 	crashPoint("marked")
 	sb, err := public.MarshalStatus(j.State)
 	if err != nil {

@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/store/durable"
 	"github.com/archivectl/archivectl/store/layout"
 )
 
@@ -36,7 +38,7 @@ func nextSerial(dir, prefix string) (int, error) {
 func (p *pass) newFile(prefix, subdir, description string) (*warcFile, error) {
 	name := public.WARCName(prefix, p.now, p.serial[prefix])
 	p.serial[prefix]++
-	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name)
+	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name, p.sealed.copier())
 	if err != nil {
 		return nil, err
 	}
@@ -71,14 +73,21 @@ func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, descriptio
 	return nil
 }
 
-// finish makes every file durable and returns the renames of the commit.
+// finish makes every file durable and returns the renames of the commit. The files, and the
+// entries release-tmp/ has for them, are synced all at once: the journal, written next, may name
+// them only once all are durable.
 func (fs *fileSet) finish(dataDir string) ([]journalFile, error) {
 	var out []journalFile
+	var files []*os.File
 	for _, w := range fs.files {
-		jf, err := w.finish()
+		jf, fl, err := w.finish()
 		if err != nil {
+			for _, f := range files {
+				f.Close()
+			}
 			return nil, err
 		}
+		files = append(files, fl...)
 		for _, f := range jf {
 			rel, err := filepath.Rel(dataDir, f.Tmp)
 			if err != nil {
@@ -86,9 +95,35 @@ func (fs *fileSet) finish(dataDir string) ([]journalFile, error) {
 			}
 			out = append(out, journalFile{Tmp: filepath.ToSlash(rel), Public: f.Public})
 		}
+	}
+	err := inParallel(len(files)+1, func(i int) error {
+		if i == len(files) {
+			return durable.SyncDir(layout.ReleaseTmp(dataDir))
+		}
+		if err := durable.SyncClose(files[i]); err != nil {
+			return fmt.Errorf("sync %s: %w", files[i].Name(), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("release: %w", err)
+	}
+	for range fs.files {
 		crashPoint("file")
 	}
 	return out, nil
+}
+
+// inParallel runs fn(0…n-1), each on a goroutine of its own, and returns their errors joined:
+// the syncs of a commit wait for the disk together rather than one after another.
+func inParallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = fn(i) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // abort deletes every temp file.
