@@ -169,9 +169,10 @@ func (w *warcFile) finish() ([]journalFile, []*os.File, error) {
 	return []journalFile{{Tmp: w.tmp, Public: w.rel}, {Tmp: cdxTmp, Public: public.CDXJName(w.rel)}}, []*os.File{w.f, cdx}, nil
 }
 
-// abort closes and deletes the temp file, once no copy into it runs.
+// abort closes and deletes the temp file and its CDXJ, once no copy into it runs.
 func (w *warcFile) abort() {
 	w.cp.wait()
 	w.f.Close()
 	os.Remove(w.tmp)
+	os.Remove(public.CDXJName(w.tmp))
 }

@@ -59,18 +59,24 @@ func readJournal(dataDir string) (*journal, error) {
 	return &j, nil
 }
 
-// commit makes j durable, then applies it. Its temp files and their names in release-tmp/ are
-// already durable (fileSet.finish), so a journal never outlives the names it refers to.
-func commit(dataDir string, ix *store.Index, j *journal) error {
+// commit makes j durable, then applies it; journaled says whether the journal was written. Its
+// temp files and their names in release-tmp/ are already durable (fileSet.finish), so a journal
+// never outlives the names it refers to. It first makes sure the disk has room for what applying
+// the journal writes, so that a full disk fails the commit while it can still be rolled back.
+func commit(dataDir string, ix *store.Index, j *journal) (journaled bool, err error) {
 	b, err := json.Marshal(j)
 	if err != nil {
-		return fmt.Errorf("release: journal: %w", err)
+		return false, fmt.Errorf("release: journal: %w", err)
+	}
+	if err := roomToCommit(dataDir, j, len(b)); err != nil {
+		return false, err
 	}
 	if err := durable.ReplaceFile(layout.ReleaseJournal(dataDir), b, publicFileMode); err != nil {
-		return fmt.Errorf("release: %w", err)
+		os.Remove(layout.ReleaseJournal(dataDir) + ".tmp")
+		return false, fmt.Errorf("release: %w", err)
 	}
 	crashPoint("journal")
-	return apply(dataDir, ix, j)
+	return true, apply(dataDir, ix, j)
 }
 
 // apply performs a durable journal's commit; every step may run again after a crash.
