@@ -77,6 +77,41 @@ func TestFrontierResume(t *testing.T) {
 	}
 }
 
+// TestItemEncoding round-trips items through the persisted form: a plain item keeps the form
+// it always had, an extended one keeps its provenance in every state.
+func TestItemEncoding(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 29, 12, 0, 0, 123, time.UTC)
+	tests := []struct {
+		name string
+		it   item
+		st   urlState
+	}{
+		{"plain pending", item{URL: "u", Depth: 2, Redirects: 1}, pending},
+		{"plain sealing", item{URL: "u", Depth: 2}, sealing},
+		{"requisite", item{URL: "u", Depth: 1, Kind: kindRequisite, Hops: 2, Via: "http://a.example/", ViaTime: at, ViaID: "<urn:uuid:x>"}, pending},
+		{"requisite sealing", item{URL: "u", Kind: kindRequisite, Hops: 1, Via: "http://a.example/", ViaTime: at}, sealing},
+		{"sitemap", item{URL: "u", Kind: kindSitemap, Hops: 1}, done},
+		{"page from a sitemap", item{URL: "u", Depth: 1, Via: "http://a.example/sitemap.xml", Lastmod: "2026-11-01"}, skipped},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := encodeItem(tc.it, tc.st, at)
+			if !tc.it.extended() && len(b) > 1+2+8 {
+				t.Errorf("plain item encoded in %d bytes: the old form grew", len(b))
+			}
+			got, st, gotAt := decodeItem([]byte(tc.it.URL), b)
+			if got != tc.it || st != tc.st || tc.st == sealing && !gotAt.Equal(at) {
+				t.Fatalf("decoded %+v %v %v\nwant    %+v %v", got, st, gotAt, tc.it, tc.st)
+			}
+			for n := range b { // a cut value decodes without panicking
+				decodeItem([]byte("u"), b[:n])
+			}
+		})
+	}
+}
+
 func TestFrontierCompleteStartsAfresh(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "frontier.db")

@@ -30,6 +30,13 @@ func TestExtractLinks(t *testing.T) {
 		{"attributes of other elements ignored", `<div href="/no"></div><a name="x">no href</a><img data-src="/no.png">`, nil},
 		{"self-closing tags", `<img src="/i.png"/><link href="/l"/>`, []string{"http://s.example/i.png", "http://s.example/l"}},
 		{"garbage yields nothing", "\x00\xff<<<>>>\x89PNG", nil},
+		{"media", `<video src="v.mp4" poster="p.jpg"><source src="v.webm"><track src="t.vtt"></video><audio src="/a.ogg"></audio>`,
+			[]string{"http://s.example/dir/v.mp4", "http://s.example/dir/p.jpg", "http://s.example/dir/v.webm", "http://s.example/dir/t.vtt", "http://s.example/a.ogg"}},
+		{"embed, object, input, background", `<body background="bg.png"><embed src="e.swf"><object data="o.svg"></object><input type=image src="go.png">`,
+			[]string{"http://s.example/dir/bg.png", "http://s.example/dir/e.swf", "http://s.example/dir/o.svg", "http://s.example/dir/go.png"}},
+		{"CSS in style attributes and elements", `<div style="background:url(d.png)"></div><style>@import "s.css"; p{background:url('/p.png')}</style><p>url(not.png)</p>`,
+			[]string{"http://s.example/dir/d.png", "http://s.example/dir/s.css", "http://s.example/p.png"}},
+		{"data and javascript schemes ignored", `<img src="data:image/png;base64,AAAA"><script src="javascript:alert(1)"></script><div style="background:url(data:x)">`, nil},
 	}
 	base, _ := url.Parse("http://s.example/dir/page")
 	for _, tc := range tests {
@@ -40,6 +47,30 @@ func TestExtractLinks(t *testing.T) {
 				t.Fatalf("links\n got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestExtractRefsEmbed checks which references a page embeds (its requisites) and which it links to.
+func TestExtractRefsEmbed(t *testing.T) {
+	t.Parallel()
+	doc := `<a href="/a">a</a><link rel="stylesheet" href="/s.css"><link rel="Shortcut Icon" href="/i.ico">` +
+		`<link rel=alternate href="/feed"><link rel=preload href="/f.woff2" imagesrcset="/h.png 2x"><iframe src="/frame"></iframe>` +
+		`<img src="/a"><script src="https://cdn.example/j.js"></script>`
+	base, _ := url.Parse("http://s.example/")
+	refs, err := extractRefs(base, strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ref{{"http://s.example/a", true}, {"http://s.example/s.css", true}, {"http://s.example/i.ico", true},
+		{"http://s.example/feed", false}, {"http://s.example/f.woff2", true}, {"http://s.example/h.png", true},
+		{"http://s.example/frame", false}, {"https://cdn.example/j.js", true}}
+	if len(refs) != len(want) {
+		t.Fatalf("refs %+v\nwant %+v", refs, want)
+	}
+	for i := range want {
+		if refs[i] != want[i] {
+			t.Errorf("ref %d: %+v, want %+v", i, refs[i], want[i])
+		}
 	}
 }
 
@@ -138,8 +169,8 @@ func FuzzExtractLinks(f *testing.F) {
 	})
 }
 
-// linksOf is the links extractLinks finds, whatever stopped it.
+// linksOf is the URLs extractRefs finds, whatever stopped it.
 func linksOf(base *url.URL, r io.Reader) []string {
-	links, _ := extractLinks(base, r)
-	return links
+	refs, _ := extractRefs(base, r)
+	return refURLs(refs)
 }

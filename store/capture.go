@@ -22,6 +22,13 @@ type Capture struct {
 	UsageRobots []string       // robots.txt Content-Usage expressions that applied, raw
 	Usage       []string       // combined preferences per category, e.g. ["train-ai=n", "search=y"]
 	Outlinks    []string       // absolute URLs found in the payload
+
+	// Provenance, "" when it does not apply (the metadata record then has no such field).
+	RequisiteOf    string // a page requisite: the URL of the page (or stylesheet) that embeds it
+	RequisiteOfID  string // the capture id of that page, when it was sealed
+	Sitemap        string // a page listed in a sitemap: the sitemap's URL
+	SitemapLastmod string // that sitemap's lastmod for the page, as written
+	EmbargoSource  string // what set Period when response headers may: "robots.txt" or "header"
 }
 
 // Location is where one record's gzip member lies: a file name (relative to its repository

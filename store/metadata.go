@@ -31,6 +31,13 @@ type facts struct {
 	Usage        []string       `json:"usage,omitempty"`         // combined preferences
 	Truncated    string         `json:"truncated,omitempty"`     // WARC-Truncated reason of the response
 	Outlinks     []string       `json:"outlinks,omitempty"`      // absolute URLs found in the payload
+
+	// Added later, absent from older records and from captures they do not apply to.
+	RequisiteOf    string `json:"requisite_of,omitempty"`    // URL of the page (or stylesheet) this requisite is embedded in
+	RequisiteOfID  string `json:"requisite_of_id,omitempty"` // capture id of that page
+	Sitemap        string `json:"sitemap,omitempty"`         // URL of the sitemap that listed this page
+	SitemapLastmod string `json:"sitemap_lastmod,omitempty"` // that sitemap's lastmod for it, as written
+	EmbargoSource  string `json:"embargo_source,omitempty"`  // what set the period: "robots.txt" or "header" (the Archive-Embargo response field)
 }
 
 func (f facts) encode() ([]byte, error) {
