@@ -47,7 +47,7 @@ func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileS
 // commit makes the files durable, then journals and applies the commit; journaled says whether
 // the journal was written (the next pass completes a commit that failed after that).
 func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tombstoned int) (journaled bool, err error) {
-	files, err := fs.finish(p.r.dir)
+	files, open, err := fs.finish(p.r.dir)
 	if err != nil {
 		return false, err
 	}
@@ -59,7 +59,7 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 	st.Tombstoned += int64(tombstoned)
 	st.Software = p.r.opt.Software
 	j := &journal{Pass: p.now, Files: files, Marks: marks, LogSize: p.logSize, Log: string(log), State: st}
-	if journaled, err = commit(p.r.dir, p.ix, j); err != nil {
+	if journaled, err = commit(p.r.dir, p.ix, j, open); err != nil {
 		return journaled, err
 	}
 	p.state = st

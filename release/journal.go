@@ -59,20 +59,43 @@ func readJournal(dataDir string) (*journal, error) {
 	return &j, nil
 }
 
-// commit makes j durable, then applies it; journaled says whether the journal was written. Its
-// temp files and their names in release-tmp/ are already durable (fileSet.finish), so a journal
-// never outlives the names it refers to. It first makes sure the disk has room for what applying
+// commit makes j durable, then applies it; journaled says whether the journal was written. The
+// commit's files (open, closed here), their names in release-tmp/ and the journal's temp file are
+// synced together; the journal is renamed into place once all are durable, so that it never
+// outlives what it refers to. Before that, commit makes sure the disk has room for what applying
 // the journal writes, so that a full disk fails the commit while it can still be rolled back.
-func commit(dataDir string, ix *store.Index, j *journal) (journaled bool, err error) {
+func commit(dataDir string, ix *store.Index, j *journal, files []*os.File) (journaled bool, err error) {
 	b, err := json.Marshal(j)
 	if err != nil {
-		return false, fmt.Errorf("release: journal: %w", err)
+		err = fmt.Errorf("release: journal: %w", err)
+	} else {
+		err = roomToCommit(dataDir, j, len(b))
 	}
-	if err := roomToCommit(dataDir, j, len(b)); err != nil {
+	if err != nil {
+		closeAll(files)
 		return false, err
 	}
-	if err := durable.ReplaceFile(layout.ReleaseJournal(dataDir), b, publicFileMode); err != nil {
-		os.Remove(layout.ReleaseJournal(dataDir) + ".tmp")
+	path := layout.ReleaseJournal(dataDir)
+	err = inParallel(len(files)+2, func(i int) error {
+		switch i {
+		case len(files):
+			return durable.SyncDir(layout.ReleaseTmp(dataDir))
+		case len(files) + 1:
+			return durable.WriteFile(path+".tmp", b, publicFileMode)
+		}
+		if err := durable.SyncClose(files[i]); err != nil {
+			return fmt.Errorf("sync %s: %w", files[i].Name(), err)
+		}
+		return nil
+	})
+	for range len(files) / 2 {
+		crashPoint("file")
+	}
+	if err == nil {
+		err = durable.Rename(path+".tmp", path)
+	}
+	if err != nil {
+		os.Remove(path + ".tmp")
 		return false, fmt.Errorf("release: %w", err)
 	}
 	crashPoint("journal")
@@ -97,9 +120,21 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		dirs[filepath.Dir(dst)] = true
 		crashPoint("rename")
 	}
-	// The renames' directories, the audit log and the index do not depend on one another: their
-	// syncs wait for the disk together. All are durable before state.json, the commit point.
-	var steps []func() error
+	// The renames' directories, the audit log, the index and state.json's temp file do not depend
+	// on one another: their syncs wait for the disk together. All are durable before state.json,
+	// the commit point, is renamed into place.
+	sb, err := public.MarshalStatus(j.State)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	state := layout.State(dataDir)
+	steps := []func() error{func() error {
+		// state.json.tmp is a name readers of public/ ignore.
+		if err := durable.WriteFile(state+".tmp", sb, publicFileMode); err != nil {
+			return fmt.Errorf("release: %w", err)
+		}
+		return nil
+	}}
 	for d := range dirs {
 		steps = append(steps, func() error {
 			if err := durable.SyncDir(d); err != nil {
@@ -125,19 +160,13 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 	crashPoint("renamed")
 	crashPoint("logged")
 	crashPoint("marked")
-	sb, err := public.MarshalStatus(j.State)
-	if err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	// state.json.tmp, written first, is a name readers of public/ ignore.
-	if err := durable.ReplaceFile(layout.State(dataDir), sb, publicFileMode); err != nil {
+	if err := durable.Rename(state+".tmp", state); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("state")
+	// The journal's removal is not synced: should a crash undo it, the next pass applies this
+	// commit again, which writes the same bytes (a later commit's journal, synced, replaces it).
 	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	if err := durable.SyncDir(dataDir); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("done")

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/durable"
 	"github.com/archivectl/archivectl/store/layout"
 )
 
@@ -73,45 +72,35 @@ func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, descriptio
 	return nil
 }
 
-// finish makes every file durable and returns the renames of the commit. The files, and the
-// entries release-tmp/ has for them, are synced all at once: the journal, written next, may name
-// them only once all are durable.
-func (fs *fileSet) finish(dataDir string) ([]journalFile, error) {
+// finish writes out every file and returns the renames of the commit and the files, open, which
+// commit syncs (and closes) together with release-tmp/ and the journal's temp file.
+func (fs *fileSet) finish(dataDir string) ([]journalFile, []*os.File, error) {
 	var out []journalFile
 	var files []*os.File
 	for _, w := range fs.files {
 		jf, fl, err := w.finish()
 		if err != nil {
-			for _, f := range files {
-				f.Close()
-			}
-			return nil, err
+			closeAll(files)
+			return nil, nil, err
 		}
 		files = append(files, fl...)
 		for _, f := range jf {
 			rel, err := filepath.Rel(dataDir, f.Tmp)
 			if err != nil {
-				return nil, fmt.Errorf("release: %w", err)
+				closeAll(files)
+				return nil, nil, fmt.Errorf("release: %w", err)
 			}
 			out = append(out, journalFile{Tmp: filepath.ToSlash(rel), Public: f.Public})
 		}
 	}
-	err := inParallel(len(files)+1, func(i int) error {
-		if i == len(files) {
-			return durable.SyncDir(layout.ReleaseTmp(dataDir))
-		}
-		if err := durable.SyncClose(files[i]); err != nil {
-			return fmt.Errorf("sync %s: %w", files[i].Name(), err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("release: %w", err)
+	return out, files, nil
+}
+
+// closeAll closes files.
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
 	}
-	for range fs.files {
-		crashPoint("file")
-	}
-	return out, nil
 }
 
 // inParallel runs fn(0…n-1), each on a goroutine of its own, and returns their errors joined:
