@@ -60,9 +60,8 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 		for _, p := range ps {
 			entries = append(entries, p.e)
 		}
-		if err := s.w.sync(); err != nil {
-			return err
-		}
+		// The file is synced while the batch is indexed; the index commits only once it is durable.
+		synced := s.w.startSync()
 		for _, e := range entries {
 			if err := putEntry(tx, e); err != nil {
 				return err
@@ -73,7 +72,7 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 				return err
 			}
 		}
-		return nil
+		return <-synced
 	})
 	if err != nil {
 		s.undo(startFile, startSize)

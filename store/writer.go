@@ -185,15 +185,23 @@ func (w *warcWriter) create() error {
 	return nil
 }
 
-// sync makes everything written to the open file durable.
-func (w *warcWriter) sync() error {
-	if w.f == nil {
-		return nil
+// startSync starts making everything written to the open file durable, on a goroutine of its own,
+// and returns where the result will come.
+func (w *warcWriter) startSync() <-chan error {
+	done := make(chan error, 1)
+	f, name := w.f, w.name
+	if f == nil {
+		done <- nil
+		return done
 	}
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", w.name, err)
-	}
-	return nil
+	go func() {
+		if err := f.Sync(); err != nil {
+			done <- fmt.Errorf("sync %s: %w", name, err)
+			return
+		}
+		done <- nil
+	}()
+	return done
 }
 
 // truncate cuts the open file back to size (size ≥ its warcinfo), undoing an uncommitted batch.
