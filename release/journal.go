@@ -61,42 +61,48 @@ func readJournal(dataDir string) (*journal, error) {
 
 // commit makes j durable, then applies it; journaled says whether the journal was written. The
 // commit's files (open, closed here), their names in release-tmp/ and the journal's temp file are
-// synced together; the journal is renamed into place once all are durable, so that it never
-// outlives what it refers to. Before that, commit makes sure the disk has room for what applying
-// the journal writes, so that a full disk fails the commit while it can still be rolled back.
+// synced together (the journal is encoded while the files sync); the journal is renamed into place
+// once all are durable, so that it never outlives what it refers to. Before writing it, commit
+// makes sure the disk has room for what applying the journal writes, so that a full disk fails the
+// commit while it can still be rolled back.
 func commit(dataDir string, ix *store.Index, j *journal, files []*os.File) (journaled bool, err error) {
-	b, err := json.Marshal(j)
-	if err != nil {
-		err = fmt.Errorf("release: journal: %w", err)
-	} else {
-		err = roomToCommit(dataDir, j, len(b))
-	}
-	if err != nil {
-		closeAll(files)
-		return false, err
-	}
 	path := layout.ReleaseJournal(dataDir)
 	err = inParallel(len(files)+2, func(i int) error {
 		switch i {
 		case len(files):
-			return durable.SyncDir(layout.ReleaseTmp(dataDir))
+			if err := durable.SyncDir(layout.ReleaseTmp(dataDir)); err != nil {
+				return fmt.Errorf("release: %w", err)
+			}
+			return nil
 		case len(files) + 1:
-			return durable.WriteFile(path+".tmp", b, publicFileMode)
+			b, err := json.Marshal(j)
+			if err != nil {
+				return fmt.Errorf("release: journal: %w", err)
+			}
+			if err := roomToCommit(dataDir, j, len(b)); err != nil {
+				return err
+			}
+			if err := durable.WriteFile(path+".tmp", b, publicFileMode); err != nil {
+				return fmt.Errorf("release: %w", err)
+			}
+			return nil
 		}
 		if err := durable.SyncClose(files[i]); err != nil {
-			return fmt.Errorf("sync %s: %w", files[i].Name(), err)
+			return fmt.Errorf("release: sync %s: %w", files[i].Name(), err)
 		}
 		return nil
 	})
-	for range len(files) / 2 {
-		crashPoint("file")
-	}
 	if err == nil {
-		err = durable.Rename(path+".tmp", path)
+		for range len(files) / 2 {
+			crashPoint("file")
+		}
+		if err = durable.Rename(path+".tmp", path); err != nil {
+			err = fmt.Errorf("release: %w", err)
+		}
 	}
 	if err != nil {
 		os.Remove(path + ".tmp")
-		return false, fmt.Errorf("release: %w", err)
+		return false, err
 	}
 	crashPoint("journal")
 	return true, apply(dataDir, ix, j)

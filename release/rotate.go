@@ -103,8 +103,9 @@ func closeAll(files []*os.File) {
 	}
 }
 
-// inParallel runs fn(0…n-1), each on a goroutine of its own, and returns their errors joined:
-// the syncs of a commit wait for the disk together rather than one after another.
+// inParallel runs fn(0…n-1), each on a goroutine of its own, and returns the first error (in
+// the order of i), so that an error stays one line: the syncs of a commit wait for the disk
+// together rather than one after another.
 func inParallel(n int, fn func(i int) error) error {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -112,7 +113,12 @@ func inParallel(n int, fn func(i int) error) error {
 		wg.Go(func() { errs[i] = fn(i) })
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // abort deletes every temp file.
