@@ -126,7 +126,7 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64, hdr htt
 		return nil, fmt.Errorf("fetch %s: %w", rawURL, err)
 	}
 	defer resp.Body.Close()
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	body, rerr := readBody(io.LimitReader(resp.Body, limit+1), min(resp.ContentLength, limit))
 	x := &exchange{URL: rawURL, Time: sent, Status: resp.StatusCode, Header: resp.Header, Body: body}
 	switch {
 	case int64(len(body)) > limit:
@@ -144,6 +144,32 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64, hdr htt
 		x.IP = a.IP.String()
 	}
 	return x, nil
+}
+
+// maxBodyPrealloc bounds the buffer a response's Content-Length sizes before its body arrives.
+const maxBodyPrealloc = 1 << 20
+
+// readBody reads r to its end like io.ReadAll, into a buffer sized for size bytes when size is
+// known (not negative), so that a body of the announced length is read without regrowing.
+func readBody(r io.Reader, size int64) ([]byte, error) {
+	n := 512
+	if size >= 0 {
+		n = int(min(size, maxBodyPrealloc)) + 1 // one more byte of room to read io.EOF into
+	}
+	b := make([]byte, 0, n)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // recConn records what is written to and read from a connection while recording is on.

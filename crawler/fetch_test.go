@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -177,5 +178,58 @@ func TestRecConnRecordsBeforeTheWriteReturns(t *testing.T) {
 	w, r := rc.stop()
 	if string(w) != req || string(r) != resp {
 		t.Fatalf("recorded request %q and response %q", w, r)
+	}
+}
+
+// chunkReader returns its data a few bytes a Read, then err (io.EOF when nil).
+type chunkReader struct {
+	data []byte
+	err  error
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		if c.err != nil {
+			return 0, c.err
+		}
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 7)], c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func TestReadBody(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("0123456789"), 300_000) // above maxBodyPrealloc
+	reset := errors.New("reset")
+	tests := []struct {
+		name string
+		data []byte
+		size int64 // announced length, -1 unknown
+		err  error // after the data
+	}{
+		{"unknown length", []byte("hello, world"), -1, nil},
+		{"exact length", []byte("hello, world"), 12, nil},
+		{"announced longer than sent", []byte("hello"), 4096, nil},
+		{"announced shorter than sent", []byte("hello, world"), 3, nil},
+		{"empty", nil, 0, nil},
+		{"larger than the preallocation", big, int64(len(big)), nil},
+		{"error mid-body keeps what came", []byte("partial"), 100, reset},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := readBody(&chunkReader{data: tc.data, err: tc.err}, tc.size)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("err = %v, want %v", err, tc.err)
+			}
+			if !bytes.Equal(got, tc.data) {
+				t.Fatalf("read %d bytes, want %d", len(got), len(tc.data))
+			}
+			if tc.size == int64(len(tc.data)) && tc.size < maxBodyPrealloc && cap(got) != len(tc.data)+1 {
+				t.Errorf("capacity %d for a body of the announced %d bytes: regrown", cap(got), tc.size)
+			}
+		})
 	}
 }
