@@ -220,7 +220,7 @@ func TestReadBody(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := readBody(&chunkReader{data: tc.data, err: tc.err}, tc.size)
+			got, err := readBody(&chunkReader{data: tc.data, err: tc.err}, tc.size, nil)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("err = %v, want %v", err, tc.err)
 			}
@@ -229,6 +229,46 @@ func TestReadBody(t *testing.T) {
 			}
 			if tc.size == int64(len(tc.data)) && tc.size < maxBodyPrealloc && cap(got) != len(tc.data)+1 {
 				t.Errorf("capacity %d for a body of the announced %d bytes: regrown", cap(got), tc.size)
+			}
+			reused, err := readBody(&chunkReader{data: tc.data, err: tc.err}, tc.size, append(make([]byte, 0, len(tc.data)+1), "x"...))
+			if !errors.Is(err, tc.err) || !bytes.Equal(reused, tc.data) {
+				t.Fatalf("into a used buffer: %q, %v", reused[:min(len(reused), 20)], err)
+			}
+		})
+	}
+}
+
+func TestTailOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		raw, body string
+		aliased   bool
+	}{
+		{"body sent as is", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", "hello", true},
+		{"empty body", "HTTP/1.1 204 No Content\r\n\r\n", "", true},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", "hello", false},
+		{"bytes after the body", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloJUNK", "hello", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, body := []byte(tc.raw), []byte(tc.body)
+			got := tailOf(raw, body)
+			if !bytes.Equal(got, body) {
+				t.Fatalf("got %q, want %q", got, body)
+			}
+			aliased := len(got) > 0 && &got[0] == &raw[len(raw)-len(got)] || len(got) == 0 && tc.aliased
+			if aliased != tc.aliased {
+				t.Fatalf("aliased %v, want %v", aliased, tc.aliased)
+			}
+			if len(got) > 0 && !tc.aliased {
+				body[0] = '!'
+				if got[0] == '!' {
+					t.Fatal("the copy shares the read buffer")
+				}
+			}
+			if cap(got) != len(got) && tc.aliased {
+				t.Fatalf("cap %d: an append could write past the payload", cap(got))
 			}
 		})
 	}
