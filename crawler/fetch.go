@@ -126,11 +126,14 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64, hdr htt
 		return nil, fmt.Errorf("fetch %s: %w", rawURL, err)
 	}
 	defer resp.Body.Close()
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	x := &exchange{URL: rawURL, Time: sent, Status: resp.StatusCode, Header: resp.Header, Body: body}
+	buf := bodyBufs.Get().(*[]byte)
+	defer putBodyBuf(buf)
+	body, rerr := readBody(io.LimitReader(resp.Body, limit+1), min(resp.ContentLength, limit), *buf)
+	*buf = body[:0]
+	x := &exchange{URL: rawURL, Time: sent, Status: resp.StatusCode, Header: resp.Header}
 	switch {
 	case int64(len(body)) > limit:
-		x.Body, x.Truncated = body[:limit], "length"
+		body, x.Truncated = body[:limit], "length"
 	case rerr != nil && errors.Is(rerr, context.DeadlineExceeded) && ctx.Err() == nil:
 		x.Truncated = "time"
 	case rerr != nil:
@@ -140,10 +143,60 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64, hdr htt
 		return nil, fmt.Errorf("fetch %s: no recorded connection", rawURL)
 	}
 	x.Request, x.Response = rc.stop()
+	x.Body = tailOf(x.Response, body)
 	if a, ok := rc.RemoteAddr().(*net.TCPAddr); ok {
 		x.IP = a.IP.String()
 	}
 	return x, nil
+}
+
+// maxBodyPrealloc bounds the buffer a response's Content-Length sizes before its body arrives,
+// and the buffers kept for reuse.
+const maxBodyPrealloc = 1 << 20
+
+// bodyBufs are buffers a body is read into, reused: the payload kept is a slice of the raw
+// response, or a copy (tailOf).
+var bodyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+func putBodyBuf(b *[]byte) {
+	if cap(*b) <= maxBodyPrealloc+1 {
+		bodyBufs.Put(b)
+	}
+}
+
+// tailOf returns body as the end of raw when raw ends with it (a body sent as is), else a copy.
+func tailOf(raw, body []byte) []byte {
+	if n := len(raw); bytes.HasSuffix(raw, body) {
+		return raw[n-len(body) : n : n]
+	}
+	return bytes.Clone(body)
+}
+
+// readBody reads r to its end like io.ReadAll, appending to dst[:0]; when size is known (not
+// negative) the buffer is made room for size bytes first, so that a body of the announced
+// length is read without regrowing.
+func readBody(r io.Reader, size int64, dst []byte) ([]byte, error) {
+	n := 512
+	if size >= 0 {
+		n = int(min(size, maxBodyPrealloc)) + 1 // one more byte of room to read io.EOF into
+	}
+	b := dst[:0]
+	if cap(b) < n {
+		b = make([]byte, 0, n)
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // recConn records what is written to and read from a connection while recording is on.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -177,5 +178,98 @@ func TestRecConnRecordsBeforeTheWriteReturns(t *testing.T) {
 	w, r := rc.stop()
 	if string(w) != req || string(r) != resp {
 		t.Fatalf("recorded request %q and response %q", w, r)
+	}
+}
+
+// chunkReader returns its data a few bytes a Read, then err (io.EOF when nil).
+type chunkReader struct {
+	data []byte
+	err  error
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		if c.err != nil {
+			return 0, c.err
+		}
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 7)], c.data)
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func TestReadBody(t *testing.T) {
+	t.Parallel()
+	big := bytes.Repeat([]byte("0123456789"), 300_000) // above maxBodyPrealloc
+	reset := errors.New("reset")
+	tests := []struct {
+		name string
+		data []byte
+		size int64 // announced length, -1 unknown
+		err  error // after the data
+	}{
+		{"unknown length", []byte("hello, world"), -1, nil},
+		{"exact length", []byte("hello, world"), 12, nil},
+		{"announced longer than sent", []byte("hello"), 4096, nil},
+		{"announced shorter than sent", []byte("hello, world"), 3, nil},
+		{"empty", nil, 0, nil},
+		{"larger than the preallocation", big, int64(len(big)), nil},
+		{"error mid-body keeps what came", []byte("partial"), 100, reset},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := readBody(&chunkReader{data: tc.data, err: tc.err}, tc.size, nil)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("err = %v, want %v", err, tc.err)
+			}
+			if !bytes.Equal(got, tc.data) {
+				t.Fatalf("read %d bytes, want %d", len(got), len(tc.data))
+			}
+			if tc.size == int64(len(tc.data)) && tc.size < maxBodyPrealloc && cap(got) != len(tc.data)+1 {
+				t.Errorf("capacity %d for a body of the announced %d bytes: regrown", cap(got), tc.size)
+			}
+			reused, err := readBody(&chunkReader{data: tc.data, err: tc.err}, tc.size, append(make([]byte, 0, len(tc.data)+1), "x"...))
+			if !errors.Is(err, tc.err) || !bytes.Equal(reused, tc.data) {
+				t.Fatalf("into a used buffer: %q, %v", reused[:min(len(reused), 20)], err)
+			}
+		})
+	}
+}
+
+func TestTailOf(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		raw, body string
+		aliased   bool
+	}{
+		{"body sent as is", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", "hello", true},
+		{"empty body", "HTTP/1.1 204 No Content\r\n\r\n", "", true},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n", "hello", false},
+		{"bytes after the body", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloJUNK", "hello", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, body := []byte(tc.raw), []byte(tc.body)
+			got := tailOf(raw, body)
+			if !bytes.Equal(got, body) {
+				t.Fatalf("got %q, want %q", got, body)
+			}
+			aliased := len(got) > 0 && &got[0] == &raw[len(raw)-len(got)] || len(got) == 0 && tc.aliased
+			if aliased != tc.aliased {
+				t.Fatalf("aliased %v, want %v", aliased, tc.aliased)
+			}
+			if len(got) > 0 && !tc.aliased {
+				body[0] = '!'
+				if got[0] == '!' {
+					t.Fatal("the copy shares the read buffer")
+				}
+			}
+			if cap(got) != len(got) && tc.aliased {
+				t.Fatalf("cap %d: an append could write past the payload", cap(got))
+			}
+		})
 	}
 }

@@ -231,11 +231,12 @@ func decodeItem(k, v []byte) (item, urlState, time.Time) {
 	return it, st, at
 }
 
-// claim marks the URLs of items as seen and returns those that were not, in order.
+// claim marks the URLs of items as seen and returns those that were not, in order, in
+// items' own array (a page can link 10,000 URLs: no copy of them is made).
 func (f *frontier) claim(items []item) []item {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := items[:0:0]
+	out := items[:0]
 	for _, it := range items {
 		if _, ok := f.seen[it.URL]; ok {
 			continue
@@ -243,6 +244,7 @@ func (f *frontier) claim(items []item) []item {
 		f.seen[it.URL] = struct{}{}
 		out = append(out, it)
 	}
+	clear(items[len(out):])
 	return out
 }
 

@@ -147,3 +147,25 @@ func TestSummaryWriteTo(t *testing.T) {
 		}
 	}
 }
+
+func TestQueuedKeepsItems(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	tests := []item{
+		{URL: "http://a.example/"},
+		{URL: "http://a.example/x", Depth: 7, Redirects: 2},
+		{URL: "http://a.example/deep", Depth: 1 << 40},
+		{URL: "http://cdn.example/s.css", Depth: 2, Kind: kindRequisite, Hops: 1, Via: "http://a.example/x", ViaTime: at, ViaID: "<urn:uuid:1>"},
+		{URL: "http://a.example/listed", Via: "http://a.example/sitemap.xml", Lastmod: "2026-11-01"},
+		{URL: "http://a.example/sitemap.xml", Kind: kindSitemap},
+	}
+	for _, it := range tests {
+		q := toQueued(it)
+		if got := q.item(); got != it {
+			t.Errorf("%s: queued and back: %+v, want %+v", it.URL, got, it)
+		}
+		if !it.extended() && it.Depth < 1<<31 && q.ext != nil {
+			t.Errorf("%s: a plain item kept whole", it.URL)
+		}
+	}
+}

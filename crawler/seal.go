@@ -10,12 +10,15 @@ import (
 	"github.com/archivectl/archivectl/store"
 )
 
-// Bounds of the sealer: jobs committed together, jobs waiting, and response bytes waiting
-// (a job is let in alone when it is bigger than the whole budget).
+// Bounds of the sealer: jobs and bytes committed together, jobs waiting, and bytes held,
+// waiting or being committed (a job is let in alone when it is bigger than the whole budget).
+// The budget is two batches: one filling while the other is committed. It bounds the crawl's
+// memory, since the store holds a few copies of each capture's bytes while it seals them.
 const (
-	maxSealBatch  = 512
-	maxSealQueue  = 1024
-	maxSealBudget = 64 << 20
+	maxSealBatch      = 256
+	maxSealBatchBytes = 4 << 20
+	maxSealQueue      = 256
+	maxSealBudget     = 2 * maxSealBatchBytes
 )
 
 // sealJob is captures to seal and the frontier mark that follows them; done is called,
@@ -105,15 +108,15 @@ func (s *sealer) close() {
 func (s *sealer) run() {
 	defer close(s.finished)
 	for j := range s.jobs {
-		batch := []*sealJob{j}
+		batch, size := []*sealJob{j}, j.size()
 	more:
-		for len(batch) < maxSealBatch {
+		for len(batch) < maxSealBatch && size < maxSealBatchBytes {
 			select {
 			case j, ok := <-s.jobs:
 				if !ok {
 					break more
 				}
-				batch = append(batch, j)
+				batch, size = append(batch, j), size+j.size()
 			default:
 				break more
 			}

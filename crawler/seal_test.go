@@ -1,11 +1,19 @@
 package crawler
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/archivectl/archivectl/store"
 )
 
 func TestSealFailures(t *testing.T) {
@@ -40,6 +48,76 @@ func TestSealFailures(t *testing.T) {
 				if !c.Robots && c.RobotsID != "<urn:fake:0>" {
 					t.Errorf("%s: RobotsID %q, want the robots.txt capture's id", c.URL, c.RobotsID)
 				}
+			}
+		})
+	}
+}
+
+// slowArchive seals after a pause and notes the largest group it was given.
+type slowArchive struct {
+	fakeArchive
+	pause             time.Duration
+	maxCaps           int
+	maxBytes, maxHeld int64
+	held              func() int64
+}
+
+func (a *slowArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error) {
+	var n int64
+	for _, c := range caps {
+		n += int64(len(c.Request) + len(c.Response))
+	}
+	a.mu.Lock()
+	a.maxCaps, a.maxBytes, a.maxHeld = max(a.maxCaps, len(caps)), max(a.maxBytes, n), max(a.maxHeld, a.held())
+	a.mu.Unlock()
+	time.Sleep(a.pause)
+	return a.fakeArchive.Seal(ctx, caps)
+}
+
+// TestSealerBounds: however fast captures come, a group holds at most maxSealBatch jobs and
+// about maxSealBatchBytes, and the sealer at most maxSealBudget bytes.
+func TestSealerBounds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		size int // response bytes a capture
+		n    int
+	}{
+		{"small pages: bounded by jobs", 4 << 10, 3 * maxSealBatch},
+		{"large pages: bounded by bytes", 256 << 10, 3 * maxSealBatchBytes / (256 << 10)},
+		{"a page above the whole budget goes alone", maxSealBudget + 1, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fr, _, err := openFrontier(filepath.Join(t.TempDir(), "frontier.db"), []string{"http://a.example/"}, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fr.close()
+			a := &slowArchive{pause: 20 * time.Millisecond}
+			s := newSealer(a, fr, slog.New(slog.DiscardHandler))
+			a.held = func() int64 { s.mu.Lock(); defer s.mu.Unlock(); return s.pending }
+			go s.run()
+			body := bytes.Repeat([]byte("x"), tc.size)
+			var wg sync.WaitGroup
+			for i := range tc.n {
+				wg.Add(1)
+				u := fmt.Sprintf("http://a.example/%d", i)
+				s.submit(&sealJob{caps: []store.Capture{{URL: u, Request: []byte("GET"), Response: body}},
+					mark: &urlChange{Item: item{URL: u}, State: done}, done: func([]store.Entry, error) { wg.Done() }})
+			}
+			wg.Wait()
+			s.close()
+			if len(a.sealed()) != tc.n {
+				t.Fatalf("sealed %d captures, want %d", len(a.sealed()), tc.n)
+			}
+			one := int64(tc.size + 3)
+			if a.maxCaps > maxSealBatch || a.maxBytes > max(maxSealBatchBytes+one, one) {
+				t.Errorf("largest group: %d captures, %d bytes; bounds %d and %d", a.maxCaps, a.maxBytes, maxSealBatch, maxSealBatchBytes)
+			}
+			if a.maxHeld > max(maxSealBudget, one) {
+				t.Errorf("held %d bytes, above the budget %d", a.maxHeld, maxSealBudget)
 			}
 		})
 	}

@@ -146,5 +146,6 @@ func (p *pass) commitAccess() error {
 		return err
 	}
 	j := &journal{Pass: p.now, Files: files, LogSize: p.logSize, State: p.state}
-	return commit(p.r.dir, p.ix, j)
+	_, err = commit(p.r.dir, p.ix, j, nil)
+	return err
 }

@@ -3,7 +3,10 @@ package release
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"strings"
+	"syscall"
 
 	"github.com/archivectl/archivectl/store"
 )
@@ -12,10 +15,12 @@ import (
 // capture's index mark, and commits them together.
 func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileSet, store.Entry, *bytes.Buffer) (store.Mark, error)) (err error) {
 	var fs fileSet
+	journaled := false
 	defer func() {
-		if err != nil {
+		if err != nil && !journaled { // a journaled commit's files are the next pass's to publish
 			fs.abort()
 		}
+		err = diskFull(err, len(batch), journaled, p.r.dir)
 	}()
 	var marks []store.Mark
 	var log bytes.Buffer
@@ -40,25 +45,27 @@ func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileS
 		return err
 	}
 	rules.note(batch, marks)
-	return p.commit(&fs, marks, log.Bytes(), released, tombstoned)
+	journaled, err = p.commit(&fs, marks, log.Bytes(), released, tombstoned)
+	return err
 }
 
-// commit makes the files durable, then journals and applies the commit.
-func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tombstoned int) error {
-	files, err := fs.finish(p.r.dir)
+// commit makes the files durable, then journals and applies the commit; journaled says whether
+// the journal was written (the next pass completes a commit that failed after that).
+func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tombstoned int) (journaled bool, err error) {
+	files, open, err := fs.finish(p.r.dir)
 	if err != nil {
-		return err
+		return false, err
 	}
 	acl, err := p.rules.write(p.r.dir) // the access rules these marks make
 	if err != nil {
-		return err
+		return false, err
 	}
 	files = append(files, acl...)
 	st := p.state
 	st.Generation++
 	ic, segs, err := p.indexCommit(fs, st.Generation)
 	if err != nil {
-		return err
+		return false, err
 	}
 	files = append(files, segs...)
 	st.LastPass = p.now
@@ -67,10 +74,37 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 	st.Tombstoned += int64(tombstoned)
 	st.Software = p.r.opt.Software
 	j := &journal{Pass: p.now, Files: files, Marks: marks, LogSize: p.logSize, Log: string(log), State: st, Index: ic}
-	if err := commit(p.r.dir, p.ix, j); err != nil {
-		return err
+	if journaled, err = commit(p.r.dir, p.ix, j, open); err != nil {
+		return journaled, err
 	}
 	p.state = st
 	p.logSize += int64(len(log))
-	return nil
+	return true, nil
+}
+
+// diskFullError is a commit that failed because the disk of the data directory is full.
+type diskFullError struct {
+	err       error
+	captures  int
+	journaled bool
+	dir       string
+}
+
+// Error says, in one line, what became of the commit and what to do.
+func (e *diskFullError) Error() string {
+	cause := strings.TrimPrefix(e.err.Error(), "release: ")
+	if e.journaled {
+		return fmt.Sprintf("release: the disk is full (%s) after the commit of %d captures was journaled: public/ may show part of it until a pass with free space under %s completes it", cause, e.captures, e.dir)
+	}
+	return fmt.Sprintf("release: the disk is full (%s): the %d captures of this commit were not published and public/ is as the last commit left it; free space under %s and run the pass again", cause, e.captures, e.dir)
+}
+
+func (e *diskFullError) Unwrap() error { return e.err }
+
+// diskFull is err as a diskFullError when the disk is full (ENOSPC, or too little room to commit).
+func diskFull(err error, captures int, journaled bool, dir string) error {
+	if err == nil || !errors.Is(err, syscall.ENOSPC) {
+		return err
+	}
+	return &diskFullError{err: err, captures: captures, journaled: journaled, dir: dir}
 }

@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/durable"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -23,26 +21,33 @@ const (
 // warcFile is one public WARC file (with its CDXJ) being written under release-tmp/ before
 // the commit renames both into public/. Members are appended; nothing is ever rewritten.
 type warcFile struct {
-	rel   string // name relative to public/, e.g. "shards/PUBLIC-20261129000000-00001.warc.gz"
-	tmp   string // its temp path
-	f     *os.File
-	bw    *bufio.Writer
-	gz    *gzip.Writer
-	n     int64    // bytes written so far
-	pend  pending  // sealed bytes still to copy, after what bw holds
-	lines [][]byte // CDXJ lines, sorted when the file is finished
+	rel    string // name relative to public/, e.g. "shards/PUBLIC-20261129000000-00001.warc.gz"
+	tmp    string // its temp path
+	f      *os.File
+	bw     *bufio.Writer
+	gz     *gzip.Writer
+	cp     *copier  // copies the sealed ranges, in order, off the pass's goroutine
+	n      int64    // bytes written through bw so far
+	queued int64    // sealed bytes handed to cp so far
+	pend   pending  // sealed bytes still to copy, after what bw holds and cp was given
+	lines  [][]byte // CDXJ lines, sorted when the file is finished
 }
 
 // pending is a byte range of a sealed file that is yet to be copied into a public file. Adjacent
-// members (a capture's request, response and metadata; consecutive captures) grow one range, copied
-// in the kernel (copy_file_range) when something else must be written or the file is finished.
+// members (a capture's request, response and metadata; consecutive captures) grow one range, handed
+// to the copier when something else must be written, when it reaches copyChunk or when the file
+// is finished.
 type pending struct {
 	src    *os.File
 	off, n int64
 }
 
-// createWARCFile opens a temp file for the public file rel.
-func createWARCFile(tmpDir, rel string) (*warcFile, error) {
+// copyChunk is how much of one adjacent range gathers before the copier is given it: the copy and
+// its writeback then run while the pass goes on with the captures that follow.
+const copyChunk = 4 << 20
+
+// createWARCFile opens a temp file for the public file rel, whose sealed ranges cp copies.
+func createWARCFile(tmpDir, rel string, cp *copier) (*warcFile, error) {
 	tmp := filepath.Join(tmpDir, filepath.Base(rel))
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, publicFileMode)
 	if err != nil {
@@ -52,7 +57,7 @@ func createWARCFile(tmpDir, rel string) (*warcFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("release: %w", err)
 	}
-	w := &warcFile{rel: rel, tmp: tmp, f: f}
+	w := &warcFile{rel: rel, tmp: tmp, f: f, cp: cp}
 	w.bw = bufio.NewWriterSize(countWriter{w}, 256<<10)
 	return w, nil
 }
@@ -60,15 +65,18 @@ func createWARCFile(tmpDir, rel string) (*warcFile, error) {
 // countWriter counts the bytes that reach the file.
 type countWriter struct{ w *warcFile }
 
-// Write writes p to the file and counts it.
+// Write writes p to the file, after every copy queued before it, and counts it.
 func (c countWriter) Write(p []byte) (int, error) {
+	if err := c.w.cp.wait(); err != nil {
+		return 0, err
+	}
 	n, err := c.w.f.Write(p)
 	c.w.n += int64(n)
 	return n, err
 }
 
 // offset is where the next member starts.
-func (w *warcFile) offset() int64 { return w.n + int64(w.bw.Buffered()) + w.pend.n }
+func (w *warcFile) offset() int64 { return w.n + int64(w.bw.Buffered()) + w.queued + w.pend.n }
 
 // writeRecord compresses one serialised record as a new gzip member and returns its location.
 func (w *warcFile) writeRecord(rec []byte) (off, length int64, err error) {
@@ -99,6 +107,9 @@ func (w *warcFile) copyRange(src *os.File, off, length int64) (int64, error) {
 	at := w.offset()
 	if w.pend.src == src && w.pend.off+w.pend.n == off {
 		w.pend.n += length
+		if w.pend.n >= copyChunk {
+			return at, w.flushPending()
+		}
 		return at, nil
 	}
 	if err := w.flushPending(); err != nil {
@@ -108,7 +119,7 @@ func (w *warcFile) copyRange(src *os.File, off, length int64) (int64, error) {
 	return at, nil
 }
 
-// flushPending copies the pending sealed range into the file.
+// flushPending hands the pending sealed range to the copier, after what bw holds.
 func (w *warcFile) flushPending() error {
 	p := w.pend
 	if p.n == 0 {
@@ -117,46 +128,51 @@ func (w *warcFile) flushPending() error {
 	if err := w.bw.Flush(); err != nil {
 		return fmt.Errorf("release: write %s: %w", w.rel, err)
 	}
-	if _, err := p.src.Seek(p.off, io.SeekStart); err != nil {
-		return fmt.Errorf("release: read %s: %w", p.src.Name(), err)
-	}
-	n, err := w.f.ReadFrom(io.LimitReader(p.src, p.n))
-	w.n += n
-	if err == nil && n != p.n {
-		err = fmt.Errorf("%s ends %d bytes into a range of %d at offset %d", p.src.Name(), n, p.n, p.off)
-	}
-	if err != nil {
-		return fmt.Errorf("release: copy into %s: %w", w.rel, err)
-	}
+	w.cp.queue(copyJob{dst: w.f, name: w.rel, at: w.n + w.queued, src: p.src, off: p.off, n: p.n})
+	w.queued += p.n
 	w.pend = pending{}
 	return nil
 }
 
-// finish makes the WARC file durable and writes its byte-sorted CDXJ beside it; it returns
-// the temp → public renames the commit must make (the WARC first, so no CDXJ line ever
-// points at a file that is not there yet).
-func (w *warcFile) finish() ([]journalFile, error) {
+// finish writes out what w holds and its byte-sorted CDXJ beside it, and returns the temp → public
+// renames the commit must make (the WARC first, so no CDXJ line ever points at a file that is not
+// there yet) and the two files, open, for the caller to sync and close (fileSet.finish syncs the
+// files of a commit all at once).
+func (w *warcFile) finish() ([]journalFile, []*os.File, error) {
 	if err := w.flushPending(); err != nil {
 		w.f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if err := w.bw.Flush(); err != nil {
 		w.f.Close()
-		return nil, fmt.Errorf("release: write %s: %w", w.rel, err)
+		return nil, nil, fmt.Errorf("release: write %s: %w", w.rel, err)
 	}
-	if err := durable.SyncClose(w.f); err != nil {
-		return nil, fmt.Errorf("release: sync %s: %w", w.rel, err)
+	if err := w.cp.wait(); err != nil {
+		w.f.Close()
+		return nil, nil, err
 	}
 	sort.Slice(w.lines, func(i, j int) bool { return bytes.Compare(w.lines[i], w.lines[j]) < 0 })
 	cdxTmp := public.CDXJName(w.tmp)
-	if err := durable.WriteFile(cdxTmp, bytes.Join(w.lines, nil), publicFileMode); err != nil {
-		return nil, fmt.Errorf("release: %w", err)
+	cdx, err := os.OpenFile(cdxTmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, publicFileMode)
+	if err == nil {
+		if err = cdx.Chmod(publicFileMode); err == nil { // whatever the umask
+			_, err = cdx.Write(bytes.Join(w.lines, nil))
+		}
+		if err != nil {
+			cdx.Close()
+		}
 	}
-	return []journalFile{{Tmp: w.tmp, Public: w.rel}, {Tmp: cdxTmp, Public: public.CDXJName(w.rel)}}, nil
+	if err != nil {
+		w.f.Close()
+		return nil, nil, fmt.Errorf("release: write %s: %w", cdxTmp, err)
+	}
+	return []journalFile{{Tmp: w.tmp, Public: w.rel}, {Tmp: cdxTmp, Public: public.CDXJName(w.rel)}}, []*os.File{w.f, cdx}, nil
 }
 
-// abort closes and deletes the temp file.
+// abort closes and deletes the temp file and its CDXJ, once no copy into it runs.
 func (w *warcFile) abort() {
+	w.cp.wait()
 	w.f.Close()
 	os.Remove(w.tmp)
+	os.Remove(public.CDXJName(w.tmp))
 }

@@ -64,21 +64,53 @@ func readJournal(dataDir string) (*journal, error) {
 	return &j, nil
 }
 
-// commit makes j durable, then applies it. Its temp files are already synced; syncing their
-// directory too means a journal never outlives the names it refers to.
-func commit(dataDir string, ix *store.Index, j *journal) error {
-	if err := durable.SyncDir(layout.ReleaseTmp(dataDir)); err != nil {
-		return fmt.Errorf("release: %w", err)
+// commit makes j durable, then applies it; journaled says whether the journal was written. The
+// commit's files (open, closed here), their names in release-tmp/ and the journal's temp file are
+// synced together (the journal is encoded while the files sync); the journal is renamed into place
+// once all are durable, so that it never outlives what it refers to. Before writing it, commit
+// makes sure the disk has room for what applying the journal writes, so that a full disk fails the
+// commit while it can still be rolled back.
+func commit(dataDir string, ix *store.Index, j *journal, files []*os.File) (journaled bool, err error) {
+	path := layout.ReleaseJournal(dataDir)
+	err = inParallel(len(files)+2, func(i int) error {
+		switch i {
+		case len(files):
+			if err := durable.SyncDir(layout.ReleaseTmp(dataDir)); err != nil {
+				return fmt.Errorf("release: %w", err)
+			}
+			return nil
+		case len(files) + 1:
+			b, err := json.Marshal(j)
+			if err != nil {
+				return fmt.Errorf("release: journal: %w", err)
+			}
+			if err := roomToCommit(dataDir, j, len(b)); err != nil {
+				return err
+			}
+			if err := durable.WriteFile(path+".tmp", b, publicFileMode); err != nil {
+				return fmt.Errorf("release: %w", err)
+			}
+			return nil
+		}
+		if err := durable.SyncClose(files[i]); err != nil {
+			return fmt.Errorf("release: sync %s: %w", files[i].Name(), err)
+		}
+		return nil
+	})
+	if err == nil {
+		for range len(files) / 2 {
+			crashPoint("file")
+		}
+		if err = durable.Rename(path+".tmp", path); err != nil {
+			err = fmt.Errorf("release: %w", err)
+		}
 	}
-	b, err := json.Marshal(j)
 	if err != nil {
-		return fmt.Errorf("release: journal: %w", err)
-	}
-	if err := durable.ReplaceFile(layout.ReleaseJournal(dataDir), b, publicFileMode); err != nil {
-		return fmt.Errorf("release: %w", err)
+		os.Remove(path + ".tmp")
+		return false, err
 	}
 	crashPoint("journal")
-	return apply(dataDir, ix, j)
+	return true, apply(dataDir, ix, j)
 }
 
 // apply performs a durable journal's commit; every step may run again after a crash.
@@ -99,23 +131,45 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		dirs[filepath.Dir(dst)] = true
 		crashPoint("rename")
 	}
-	for d := range dirs {
-		if err := durable.SyncDir(d); err != nil {
+	// The renames' directories, the audit log, the index and state.json's temp file do not depend
+	// on one another: their syncs wait for the disk together. All are durable before state.json,
+	// the commit point, is renamed into place.
+	sb, err := public.MarshalStatus(j.State)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	state := layout.State(dataDir)
+	steps := []func() error{func() error {
+		// state.json.tmp is a name readers of public/ ignore.
+		if err := durable.WriteFile(state+".tmp", sb, publicFileMode); err != nil {
 			return fmt.Errorf("release: %w", err)
 		}
+		return nil
+	}}
+	for d := range dirs {
+		steps = append(steps, func() error {
+			if err := durable.SyncDir(d); err != nil {
+				return fmt.Errorf("release: %w", err)
+			}
+			return nil
+		})
+	}
+	if j.Log != "" {
+		steps = append(steps, func() error { return appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log)) })
+	}
+	if len(j.Marks) > 0 {
+		steps = append(steps, func() error {
+			if err := ix.Mark(j.Marks); err != nil {
+				return fmt.Errorf("release: mark the index: %w", err)
+			}
+			return nil
+		})
+	}
+	if err := inParallel(len(steps), func(i int) error { return steps[i]() }); err != nil {
+		return err
 	}
 	crashPoint("renamed")
-	if j.Log != "" {
-		if err := appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log)); err != nil {
-			return err
-		}
-	}
 	crashPoint("logged")
-	if len(j.Marks) > 0 {
-		if err := ix.Mark(j.Marks); err != nil {
-			return fmt.Errorf("release: mark the index: %w", err)
-		}
-	}
 	crashPoint("marked")
 	if j.Index != nil { // the index's commit point: the new segments are in place, the old ones still there
 		if err := pubindex.WriteManifest(layout.Public(dataDir), j.Index.Manifest); err != nil {
@@ -123,12 +177,7 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		}
 	}
 	crashPoint("indexed")
-	sb, err := public.MarshalStatus(j.State)
-	if err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	// state.json.tmp, written first, is a name readers of public/ ignore.
-	if err := durable.ReplaceFile(layout.State(dataDir), sb, publicFileMode); err != nil {
+	if err := durable.Rename(state+".tmp", state); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("state")
@@ -137,10 +186,9 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 			return fmt.Errorf("release: %w", err)
 		}
 	}
+	// The journal's removal is not synced: should a crash undo it, the next pass applies this
+	// commit again, which writes the same bytes (a later commit's journal, synced, replaces it).
 	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
-		return fmt.Errorf("release: %w", err)
-	}
-	if err := durable.SyncDir(dataDir); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("done")

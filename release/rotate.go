@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store/layout"
@@ -36,7 +37,7 @@ func nextSerial(dir, prefix string) (int, error) {
 func (p *pass) newFile(prefix, subdir, description string) (*warcFile, error) {
 	name := public.WARCName(prefix, p.now, p.serial[prefix])
 	p.serial[prefix]++
-	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name)
+	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name, p.sealed.copier())
 	if err != nil {
 		return nil, err
 	}
@@ -71,24 +72,53 @@ func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, descriptio
 	return nil
 }
 
-// finish makes every file durable and returns the renames of the commit.
-func (fs *fileSet) finish(dataDir string) ([]journalFile, error) {
+// finish writes out every file and returns the renames of the commit and the files, open, which
+// commit syncs (and closes) together with release-tmp/ and the journal's temp file.
+func (fs *fileSet) finish(dataDir string) ([]journalFile, []*os.File, error) {
 	var out []journalFile
+	var files []*os.File
 	for _, w := range fs.files {
-		jf, err := w.finish()
+		jf, fl, err := w.finish()
 		if err != nil {
-			return nil, err
+			closeAll(files)
+			return nil, nil, err
 		}
+		files = append(files, fl...)
 		for _, f := range jf {
 			rel, err := filepath.Rel(dataDir, f.Tmp)
 			if err != nil {
-				return nil, fmt.Errorf("release: %w", err)
+				closeAll(files)
+				return nil, nil, fmt.Errorf("release: %w", err)
 			}
 			out = append(out, journalFile{Tmp: filepath.ToSlash(rel), Public: f.Public})
 		}
-		crashPoint("file")
 	}
-	return out, nil
+	return out, files, nil
+}
+
+// closeAll closes files.
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// inParallel runs fn(0…n-1), each on a goroutine of its own, and returns the first error (in
+// the order of i), so that an error stays one line: the syncs of a commit wait for the disk
+// together rather than one after another.
+func inParallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = fn(i) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // abort deletes every temp file.

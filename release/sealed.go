@@ -12,6 +12,7 @@ import (
 type sealedFiles struct {
 	dir   string
 	files map[string]*sealedFile
+	cp    *copier // the only user of the handles' offsets, once started
 }
 
 type sealedFile struct {
@@ -46,8 +47,20 @@ func (s *sealedFiles) open(loc store.Location) (*os.File, error) {
 	return sf.f, nil
 }
 
-// close closes every handle.
+// copier is the copier of the pass, which copies out of these files: started at first use.
+func (s *sealedFiles) copier() *copier {
+	if s.cp == nil {
+		s.cp = newCopier()
+	}
+	return s.cp
+}
+
+// close stops the copier and closes every handle.
 func (s *sealedFiles) close() {
+	if s.cp != nil {
+		s.cp.close()
+		s.cp = nil
+	}
 	for _, sf := range s.files {
 		sf.f.Close()
 	}

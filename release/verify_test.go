@@ -68,7 +68,9 @@ func TestVerifyFindsTampering(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := filepath.Join(a.dir, "public", filepath.FromSlash(e.File))
-			w, _ := createWARCFile(t.TempDir(), "tombstones/x.warc.gz")
+			cp := newCopier()
+			defer cp.close()
+			w, _ := createWARCFile(t.TempDir(), "tombstones/x.warc.gz", cp)
 			w.writeRecord(rec)
 			w.bw.Flush()
 			w.f.Close()

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -152,6 +154,107 @@ func BenchmarkWriter(b *testing.B) {
 			}
 		})
 	}
+}
+
+// sealedRecords seals caps into a scratch store and returns the uncompressed bytes of every
+// record Seal wrote for them (request, response, metadata: one slice per gzip member), so that a
+// baseline compresses exactly the bytes Seal does.
+func sealedRecords(b *testing.B, caps []Capture) (raws [][]byte, total int64) {
+	dir := b.TempDir()
+	s := openTestStore(b, dir, Options{})
+	es, err := s.Seal(context.Background(), caps)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range es {
+		for _, loc := range []Location{e.Request, e.Response, e.Metadata} {
+			f, err := os.Open(filepath.Join(dir, "sealed", loc.File))
+			if err != nil {
+				b.Fatal(err)
+			}
+			zr, err := gzip.NewReader(io.NewSectionReader(f, loc.Offset, loc.Length))
+			if err != nil {
+				b.Fatal(err)
+			}
+			raw, err := io.ReadAll(zr)
+			f.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+			raws = append(raws, raw)
+			total += int64(len(raw))
+		}
+	}
+	return raws, total
+}
+
+// BenchmarkWriterVsGzip is sealing against klauspost gzip of the same bytes in one run: each round
+// times one goroutine compressing every record Seal writes as one gzip stream (the default level,
+// as Seal uses), then Seal of the same captures (fresh URLs: no revisits) in batches of 64, with its
+// fsyncs and index commits, the order alternating between rounds. The ratio is the median over rounds
+// of gzip's time over Seal's (≥ 1: Seal keeps up with gzip). Run it with -benchtime Nx, N ≥ 5.
+func BenchmarkWriterVsGzip(b *testing.B) {
+	caps := benchCaptures(benchPages(b))
+	raws, rawTotal := sealedRecords(b, caps)
+	s := openTestStore(b, b.TempDir(), Options{})
+	defer s.Close()
+	gzipOnce := func() time.Duration {
+		start := time.Now()
+		gz, _ := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
+		for _, r := range raws {
+			gz.Write(r)
+		}
+		gz.Close()
+		return time.Since(start)
+	}
+	round := 0
+	sealOnce := func() time.Duration {
+		round++
+		part := append([]Capture(nil), caps...)
+		for j := range part {
+			part[j].URL = fmt.Sprintf("%s/%d", part[j].URL, round)
+		}
+		start := time.Now()
+		for i := 0; i < len(part); i += 64 {
+			if _, err := s.Seal(context.Background(), part[i:min(i+64, len(part))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	var ratios, gzs, seals []float64
+	b.SetBytes(rawTotal)
+	for b.Loop() {
+		var g, w time.Duration
+		if round%2 == 0 {
+			g, w = gzipOnce(), sealOnce()
+		} else {
+			w, g = sealOnce(), gzipOnce()
+		}
+		gzs, seals = append(gzs, g.Seconds()), append(seals, w.Seconds())
+		ratios = append(ratios, g.Seconds()/w.Seconds())
+	}
+	mb := float64(rawTotal) / 1e6
+	b.ReportMetric(median(ratios), "ratio-vs-gzip")
+	b.ReportMetric(mb/median(gzs), "gzip-MB/s")
+	b.ReportMetric(mb/median(seals), "seal-MB/s")
+	b.Logf("%d captures, %.1f MB of records, %d rounds: ratios %.2f (median %.2f)", len(caps), mb, len(ratios), ratios, median(ratios))
+}
+
+// median is the middle value of xs (the mean of the middle two for an even count).
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // fillIndex writes n entries straight into a fresh index, due ones (ReleaseAt ≤ t0) first.

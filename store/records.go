@@ -5,12 +5,10 @@ import (
 	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
-	"encoding/base32"
 	"encoding/hex"
 	"fmt"
 	"hash"
 	"net"
-	"strconv"
 	"sync"
 	"time"
 
@@ -76,34 +74,6 @@ func buildRecord(digest string, t gowarc.RecordType, date time.Time, ctype strin
 	return r, nil
 }
 
-// buildResponse builds a response record whose WARC header is exactly what buildRecord would give
-// for block, without handing the payload to gowarc: gowarc builds and validates the record from
-// the HTTP head alone, and Content-Length and the two digests are then set from the whole block
-// (the payload digest over the bytes after the head as gowarc delimits it). Copying the payload
-// into gowarc's buffer, reading it back to digest it and again to marshal it was a third of Seal's
-// CPU time. headOnly reports that the record holds only the head, so the caller must write block
-// itself (encMember); for an odd head it falls back to buildRecord.
-func buildResponse(digest string, date time.Time, block []byte, fields ...field) (r gowarc.WarcRecord, headOnly bool, err error) {
-	n := httpHeadLen(block)
-	if n < 4 || n >= len(block) {
-		r, err = buildRecord(digest, gowarc.Response, date, typeResponse, block, fields...)
-		return r, false, err
-	}
-	if r, err = buildRecord(digest, gowarc.Response, date, typeResponse, block[:n], fields...); err != nil {
-		return nil, false, err
-	}
-	if hb, ok := r.Block().(gowarc.ProtocolHeaderBlock); !ok || len(hb.ProtocolHeaderBytes()) != n {
-		r.Close()
-		r, err = buildRecord(digest, gowarc.Response, date, typeResponse, block, fields...)
-		return r, false, err
-	}
-	h := r.WarcHeader()
-	h.Set(gowarc.ContentLength, strconv.Itoa(len(block)))
-	h.Set(gowarc.WarcBlockDigest, Digest(digest, block))
-	h.Set(gowarc.WarcPayloadDigest, Digest(digest, block[n:]))
-	return r, true, nil
-}
-
 // httpHeadLen is the length of an HTTP message's head as gowarc delimits it: up to and including
 // the first line (ending in LF) shorter than three bytes with its LF, or -1 when there is none.
 func httpHeadLen(block []byte) int {
@@ -120,23 +90,6 @@ func httpHeadLen(block []byte) int {
 	return -1
 }
 
-// toRevisit turns a freshly built response record (whose id is fresh and discarded with it) into an
-// identical-payload-digest revisit of the original capture.
-func toRevisit(resp gowarc.WarcRecord, orig Entry) (gowarc.WarcRecord, error) {
-	gowarcMu.Lock()
-	defer gowarcMu.Unlock()
-	r, err := resp.ToRevisitRecord(&gowarc.RevisitRef{
-		Profile:        gowarc.ProfileIdenticalPayloadDigestV1_1,
-		TargetRecordId: orig.ID,
-		TargetUri:      orig.URL,
-		TargetDate:     orig.Time.UTC().Format(time.RFC3339Nano),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("revisit of %s: %w", orig.ID, err)
-	}
-	return r, nil
-}
-
 // validIP is the IP address as WARC-IP-Address wants it, or "" when there is none.
 func validIP(s string) string {
 	if net.ParseIP(s) == nil {
@@ -148,17 +101,17 @@ func validIP(s string) string {
 // Digest is the WARC digest of b with alg ("sha256" unless "sha1"): "sha256:<lowercase hex>" or
 // "sha1:<base32>", as gowarc writes them.
 func Digest(alg string, b []byte) string {
-	var h hash.Hash
-	switch alg {
-	case "sha1":
-		h = sha1.New()
-		h.Write(b)
-		return "sha1:" + base32.StdEncoding.EncodeToString(h.Sum(nil))
-	default:
-		h = sha256.New()
-		h.Write(b)
-		return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	h := newHash(alg)
+	h.Write(b)
+	return formatDigest(alg, h)
+}
+
+// newHash is a fresh hash of alg: SHA-1 for "sha1", SHA-256 otherwise.
+func newHash(alg string) hash.Hash {
+	if alg == "sha1" {
+		return sha1.New()
 	}
+	return sha256.New()
 }
 
 // newRecordID is a fresh WARC-Record-ID, "<urn:uuid:…>" with a random (version 4) UUID.

@@ -53,25 +53,15 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 				return err
 			}
 		}
-		if err := parallel(ctx, len(ps), func(i int) error { return s.encode(ps[i]) }); err != nil {
+		ends, err := s.write(ctx, ps)
+		if err != nil {
 			return err
 		}
-		ends := map[string]int64{}
 		for _, p := range ps {
-			file, off, err := s.w.appendMembers(p.members.Bytes())
-			if err != nil {
-				return err
-			}
-			e := &p.e
-			e.Request = Location{File: file, Offset: off, Length: p.lens[0]}
-			e.Response = Location{File: file, Offset: off + p.lens[0], Length: p.lens[1]}
-			e.Metadata = Location{File: file, Offset: off + p.lens[0] + p.lens[1], Length: p.lens[2]}
-			ends[file] = e.Metadata.Offset + e.Metadata.Length
-			entries = append(entries, *e)
+			entries = append(entries, p.e)
 		}
-		if err := s.w.sync(); err != nil {
-			return err
-		}
+		// The file is synced while the batch is indexed; the index commits only once it is durable.
+		synced := s.w.startSync()
 		for _, e := range entries {
 			if err := putEntry(b.c, e); err != nil {
 				return err
@@ -82,7 +72,7 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 				return err
 			}
 		}
-		return nil
+		return <-synced
 	})
 	if err != nil {
 		s.undo(startFile, startSize)
@@ -152,10 +142,10 @@ type sealing struct {
 	e       Entry
 	head    responseHead
 	ip      string
-	resp    gowarc.WarcRecord // the response record as built
-	block   []byte            // the response block when resp holds only its HTTP head (buildResponse)
-	main    gowarc.WarcRecord // resp, or the revisit made from it
-	members *bytes.Buffer     // request, main and metadata records as gzip members (memberBufs)
+	resp    *record       // the response record
+	headLen int           // of the response's HTTP head, as gowarc delimits it (httpHeadLen)
+	main    *record       // resp, or the revisit made from it
+	members *bytes.Buffer // request, main and metadata records as gzip members (memberBufs)
 	lens    []int64
 }
 
@@ -167,12 +157,6 @@ func (p *sealing) close() {
 		memberBufs.Put(p.members)
 	}
 	p.members = nil
-	if p.main != nil && p.main != p.resp {
-		p.main.Close()
-	}
-	if p.resp != nil {
-		p.resp.Close()
-	}
 }
 
 // build parses the capture and builds its response record (computing the payload digest).
@@ -193,20 +177,26 @@ func (s *Store) build(c Capture) (*sealing, error) {
 	if len(c.Request) == 0 {
 		return nil, fmt.Errorf("%s: the capture has no request", c.URL)
 	}
+	if err := checkTargetURI(c.URL); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.URL, err)
+	}
+	if err := checkDate(t); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.URL, err)
+	}
+	id, err := newRecordID()
+	if err != nil {
+		return nil, err
+	}
 	p := &sealing{c: c, head: head, ip: validIP(c.IP)}
-	var headOnly bool
-	p.resp, headOnly, err = buildResponse(s.opt.Digest, t, c.Response,
+	p.resp, p.headLen, err = httpRecord(s.opt.Digest, gowarc.Response, id, t, typeResponse, c.Response,
 		field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcIPAddress, p.ip}, field{gowarc.WarcTruncated, c.Truncated})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.URL, err)
 	}
-	if headOnly {
-		p.block = c.Response
-	}
 	p.main = p.resp
 	p.e = Entry{
-		ID: IDRef(p.resp.RecordId()), URL: c.URL, SURT: key, Time: t, Status: head.Status, Mime: head.mime(),
-		Headers: head.Headers, PayloadDigest: p.resp.WarcHeader().Get(gowarc.WarcPayloadDigest),
+		ID: id, URL: c.URL, SURT: key, Time: t, Status: head.Status, Mime: head.mime(),
+		Headers: head.Headers, PayloadDigest: p.resp.get(gowarc.WarcPayloadDigest),
 		Period: c.Period, FirstSeen: t, Robots: c.Robots,
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, State: Sealed,
 	}
@@ -248,9 +238,7 @@ func (s *Store) decide(b *batch, p *sealing) error {
 	e.ReleaseAt = embargo.ReleaseAt(lm, e.FirstSeen, e.Period)
 	if found && p.c.Truncated == "" {
 		// Identical payload at this URL: a revisit, never public before its original.
-		if p.main, err = toRevisit(p.resp, orig); err != nil {
-			return err
-		}
+		p.main = p.resp.revisit(s.opt.Digest, p.headLen, orig)
 		e.Revisit, e.RefersTo = true, orig.ID
 		if orig.ReleaseAt.After(e.ReleaseAt) {
 			e.ReleaseAt = orig.ReleaseAt
@@ -274,12 +262,15 @@ var memberBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // encode builds the request and metadata records and compresses the capture's three members.
 func (s *Store) encode(p *sealing) error {
 	c, e := p.c, &p.e
-	req, err := buildRecord(s.opt.Digest, gowarc.Request, e.Time, typeRequest, c.Request,
+	reqID, err := newRecordID()
+	if err != nil {
+		return err
+	}
+	req, _, err := httpRecord(s.opt.Digest, gowarc.Request, reqID, e.Time, typeRequest, c.Request,
 		field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcIPAddress, p.ip}, field{gowarc.WarcConcurrentTo, e.ID})
 	if err != nil {
 		return fmt.Errorf("%s: request: %w", c.URL, err)
 	}
-	defer req.Close()
 	body, err := facts{
 		Capture: e.ID, URL: c.URL, Period: e.Period, Rule: c.Rule, LastModified: e.LastModified,
 		FirstSeen: e.FirstSeen, ReleaseAt: e.ReleaseAt, Robots: c.Robots, RobotsID: c.RobotsID,
@@ -290,26 +281,56 @@ func (s *Store) encode(p *sealing) error {
 	if err != nil {
 		return err
 	}
-	meta, err := buildRecord(s.opt.Digest, gowarc.Metadata, e.Time, typeMetadata, body,
+	metaID, err := newRecordID()
+	if err != nil {
+		return err
+	}
+	meta, err := fieldsRecord(s.opt.Digest, gowarc.Metadata, metaID, e.Time, typeMetadata, body,
 		field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcConcurrentTo, e.ID})
 	if err != nil {
 		return fmt.Errorf("%s: metadata: %w", c.URL, err)
 	}
-	defer meta.Close()
 	enc := encoders.Get().(*encoder)
 	defer encoders.Put(enc)
 	if p.members == nil {
 		p.members = memberBufs.Get().(*bytes.Buffer)
 	}
 	p.members.Reset()
-	// gowarc never alters a block it accepts (fixSyntaxErrors is off), so the records' blocks are
-	// written straight from the capture, not copied out of gowarc's buffers.
-	main := encMember{rec: p.main}
-	if p.main == p.resp {
-		main.block = p.block // a revisit's block is its own: the response's HTTP head
-	}
-	if p.lens, err = enc.encode(p.members, encMember{rec: req, block: c.Request}, main, encMember{rec: meta, block: body}); err != nil {
+	if p.lens, err = enc.encode(p.members, req, p.main, meta); err != nil {
 		return fmt.Errorf("%s: %w", c.URL, err)
 	}
 	return nil
+}
+
+// write encodes the captures' members on all CPUs and appends them to the WARC file in capture
+// order as soon as they are ready, while later captures are still being compressed (the writer
+// starts their writeback at once, so the sync that follows has little left to wait for). It sets
+// each entry's locations and returns the committed end of every file it wrote to.
+func (s *Store) write(ctx context.Context, ps []*sealing) (map[string]int64, error) {
+	var mu sync.Mutex
+	ready := make([]bool, len(ps))
+	next := 0
+	ends := map[string]int64{}
+	err := parallel(ctx, len(ps), func(i int) error {
+		if err := s.encode(ps[i]); err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		ready[i] = true
+		for ; next < len(ps) && ready[next]; next++ {
+			p := ps[next]
+			file, off, err := s.w.appendMembers(p.members.Bytes())
+			if err != nil {
+				return err
+			}
+			e := &p.e
+			e.Request = Location{File: file, Offset: off, Length: p.lens[0]}
+			e.Response = Location{File: file, Offset: off + p.lens[0], Length: p.lens[1]}
+			e.Metadata = Location{File: file, Offset: off + p.lens[0] + p.lens[1], Length: p.lens[2]}
+			ends[file] = e.Metadata.Offset + e.Metadata.Length
+		}
+		return nil
+	})
+	return ends, err
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -24,70 +23,48 @@ const DefaultMaxFileSize = 1 << 30
 
 // encoder turns records into gzip members, one member per record.
 type encoder struct {
-	gz *gzip.Writer
-	m  gowarc.Marshaler
+	gz  *gzip.Writer
+	hdr []byte // the header of the record being compressed
 }
 
 func newEncoder() *encoder {
 	gz, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression) // a valid level never fails
-	return &encoder{gz: gz, m: gowarc.NewMarshaler()}
+	return &encoder{gz: gz}
 }
 
-// encMember is one record to encode. block, when set, is the record's whole content block, written
-// instead of the record's own: the bytes it was built from, or the whole block of a response that
-// holds only its HTTP head (buildResponse).
-type encMember struct {
-	rec   gowarc.WarcRecord
-	block []byte
-}
-
-// crlf ends the WARC header line and fields; crlfcrlf ends a record.
-var crlf, crlfcrlf = []byte("\r\n"), []byte("\r\n\r\n")
+// crlfcrlf ends a record.
+var crlfcrlf = []byte("\r\n\r\n")
 
 // encode appends one gzip member per record to dst and returns each member's length.
-func (e *encoder) encode(dst *bytes.Buffer, ms ...encMember) ([]int64, error) {
-	lens := make([]int64, len(ms))
-	for i, m := range ms {
+func (e *encoder) encode(dst *bytes.Buffer, recs ...*record) ([]int64, error) {
+	lens := make([]int64, len(recs))
+	for i, r := range recs {
 		start := dst.Len()
-		e.gz.Reset(dst)
-		var err error
-		if m.block == nil {
-			_, _, err = e.m.Marshal(e.gz, m.rec, 0)
-		} else {
-			err = marshalBlock(e.gz, m.rec, m.block)
-		}
-		if err == nil {
-			err = e.gz.Close()
-		}
-		if err != nil {
+		e.hdr = r.appendHeader(e.hdr[:0])
+		if err := e.member(dst, e.hdr, r.block, crlfcrlf); err != nil {
 			dst.Truncate(start)
-			return nil, fmt.Errorf("encode %s record: %w", m.rec.Type(), err)
+			return nil, fmt.Errorf("encode %s record: %w", r.get(gowarc.WarcType), err)
 		}
 		lens[i] = int64(dst.Len() - start)
 	}
 	return lens, nil
 }
 
-// marshalBlock writes r as gowarc's Marshaler does, but with block as its content block.
-func marshalBlock(w io.Writer, r gowarc.WarcRecord, block []byte) error {
-	if _, err := io.WriteString(w, fmt.Sprint(r.Version())); err != nil {
-		return err
+// member appends the parts, compressed as one gzip member, to dst.
+func (e *encoder) member(dst *bytes.Buffer, parts ...[]byte) error {
+	e.gz.Reset(dst)
+	for _, p := range parts {
+		if _, err := e.gz.Write(p); err != nil {
+			return err
+		}
 	}
-	if _, err := w.Write(crlf); err != nil {
-		return err
-	}
-	if _, err := r.WarcHeader().Write(w); err != nil {
-		return err
-	}
-	if _, err := w.Write(crlf); err != nil {
-		return err
-	}
-	if _, err := w.Write(block); err != nil {
-		return err
-	}
-	_, err := w.Write(crlfcrlf)
-	return err
+	return e.gz.Close()
 }
+
+// writebackChunk is how many appended bytes make the writer start their writeback: the disk writes
+// a batch while later members are still being compressed, and the batch's sync mostly waits for
+// the journal alone.
+const writebackChunk = 1 << 20
 
 // warcWriter appends gzip members to rotating WARC files in one directory. Files are created as
 // NAME.open and renamed to NAME (IIPC style prefix-timestamp-serial-host.warc.gz) when closed;
@@ -104,6 +81,7 @@ type warcWriter struct {
 	f       *os.File  // nil when no file is open
 	name    string    // final name of the open file
 	size    int64     // bytes of complete members in the open file
+	started int64     // bytes of the open file whose writeback has been started
 	infoLen int64     // bytes of the open file's warcinfo member
 	retired []retired // files filled by the batch being written, kept NAME.open until it commits
 }
@@ -156,6 +134,10 @@ func (w *warcWriter) appendMembers(buf []byte) (file string, off int64, err erro
 		return "", 0, fmt.Errorf("write %s: %w", w.name, err)
 	}
 	w.size += int64(len(buf))
+	if w.size-w.started >= writebackChunk {
+		durable.StartWriteback(w.f, w.started, w.size-w.started)
+		w.started = w.size
+	}
 	return w.name, off, nil
 }
 
@@ -180,7 +162,10 @@ func (w *warcWriter) create() error {
 	var buf bytes.Buffer
 	info, err := w.warcinfo(w.name)
 	if err == nil {
-		_, err = newEncoder().encode(&buf, encMember{rec: info})
+		var raw bytes.Buffer
+		if _, _, err = gowarc.NewMarshaler().Marshal(&raw, info, 0); err == nil {
+			err = newEncoder().member(&buf, raw.Bytes())
+		}
 		info.Close()
 	}
 	if err == nil {
@@ -196,19 +181,27 @@ func (w *warcWriter) create() error {
 		return fmt.Errorf("start WARC file %s: %w", w.name, err)
 	}
 	w.size = int64(buf.Len())
-	w.infoLen = w.size
+	w.infoLen, w.started = w.size, 0
 	return nil
 }
 
-// sync makes everything written to the open file durable.
-func (w *warcWriter) sync() error {
-	if w.f == nil {
-		return nil
+// startSync starts making everything written to the open file durable, on a goroutine of its own,
+// and returns where the result will come.
+func (w *warcWriter) startSync() <-chan error {
+	done := make(chan error, 1)
+	f, name := w.f, w.name
+	if f == nil {
+		done <- nil
+		return done
 	}
-	if err := w.f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", w.name, err)
-	}
-	return nil
+	go func() {
+		if err := f.Sync(); err != nil {
+			done <- fmt.Errorf("sync %s: %w", name, err)
+			return
+		}
+		done <- nil
+	}()
+	return done
 }
 
 // truncate cuts the open file back to size (size ≥ its warcinfo), undoing an uncommitted batch.
@@ -219,7 +212,7 @@ func (w *warcWriter) truncate(file string, size int64) error {
 	if err := w.f.Truncate(size); err != nil {
 		return fmt.Errorf("cut back %s: %w", w.name, err)
 	}
-	w.size = size
+	w.size, w.started = size, min(w.started, size)
 	return nil
 }
 

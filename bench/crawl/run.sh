@@ -7,9 +7,12 @@
 # fonts and background images), crawled by archivectl with requisites on (the default) and by
 # `wget -r -H -p -D 127.0.0.1` (every origin of the site, CDNs included, is on 127.0.0.1).
 # A "page" is any captured response but robots.txt, requisites included, for both tools.
-# Then the peak RSS of a crawl whose frontier holds 100,000 URLs.
+# Each tool's figures are printed per round, summed, and as medians over the rounds (pages/s,
+# CPU per page, peak RSS of the process as /usr/bin/time reports it); the load average is
+# printed before and after. Then the peak RSS of a crawl whose frontier holds 100,000 URLs.
 #
 #   bench/crawl/run.sh [ROUNDS]          ORIGINS=20 PAGES=200 CDNS=5 VARIANTS="plain cdn" by default
+#                                        SIZE=4096 (HTML bytes a page) THINK=0s (server time a page)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -20,6 +23,8 @@ origins=${ORIGINS:-20}
 pages=${PAGES:-200}
 cdns=${CDNS:-5}
 variants=${VARIANTS:-plain cdn}
+size=${SIZE:-4096}
+think=${THINK:-0s}
 
 work=$(mktemp -d)
 site_pid=""
@@ -52,10 +57,11 @@ measure() {
 	echo "$tool $(cat "$work/time") $(eval "$count")" >>"$work/results"
 }
 
-echo "== $origins origins x $pages pages on loopback ($variants; cdn: + $cdns CDN origins), $rounds rounds, $(nproc) cores =="
+echo "== $origins origins x $pages pages of ~$size bytes, think $think, on loopback ($variants; cdn: + $cdns CDN origins), $rounds rounds, $(nproc) cores =="
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$rounds"); do
 	for variant in $variants; do
-		site_args=(-origins "$origins" -pages "$pages")
+		site_args=(-origins "$origins" -pages "$pages" -size "$size" -think "$think")
 		wget_args=()
 		if [ "$variant" = cdn ]; then
 			site_args+=(-cdns "$cdns")
@@ -78,6 +84,16 @@ for r in $(seq 1 "$rounds"); do
 			rm -rf "$d"
 		done
 	done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+awk '{ printf "round %-16s %6d pages  %7.2f s wall  %8.1f pages/s  %6.3f ms CPU/page  %6.1f MiB peak RSS\n", $1, $6, $2, $6/$2, 1000*($3+$4)/$6, $5/1024 }' "$work/results"
+# medians over the rounds, per tool
+for t in $(awk '{print $1}' "$work/results" | sort -u); do
+	med() { sort -g | awk '{v[NR]=$1} END{print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+	printf "median %-15s %8.1f pages/s  %6.3f ms CPU/page  %6.1f MiB peak RSS\n" "$t" \
+		"$(awk -v t="$t" '$1==t{print $6/$2}' "$work/results" | med)" \
+		"$(awk -v t="$t" '$1==t{print 1000*($3+$4)/$6}' "$work/results" | med)" \
+		"$(awk -v t="$t" '$1==t{print $5/1024}' "$work/results" | med)"
 done
 awk '
 	{ wall[$1] += $2; cpu[$1] += $3 + $4; pages[$1] += $6; n[$1]++ }

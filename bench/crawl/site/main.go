@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -28,6 +29,7 @@ func main() {
 	size := flag.Int("size", 4096, "approximate HTML bytes per page")
 	links := flag.Int("links", 5, "links per page: page n links to pages n*links+1 … n*links+links")
 	cdns := flag.Int("cdns", 0, "CDN origins serving the pages' requisites (0: pages embed nothing)")
+	think := flag.Duration("think", 0, "time the server takes before answering a page (robots.txt aside)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -46,7 +48,7 @@ func main() {
 	}
 	var list strings.Builder
 	for o := range *origins {
-		fmt.Fprintf(&list, "%s/\n", listen(handler(o, *pages, *links, *size, cdnURLs)))
+		fmt.Fprintf(&list, "%s/\n", listen(handler(o, *pages, *links, *size, *think, cdnURLs)))
 	}
 	if err := os.WriteFile(*seeds, []byte(list.String()), 0o644); err != nil {
 		log.Fatal(err)
@@ -55,10 +57,13 @@ func main() {
 	<-ctx.Done()
 }
 
-// handler serves origin o: "/" and /p/0 … /p/{pages-1}; /private/ is disallowed by robots.txt.
-func handler(o, pages, links, size int, cdns []string) http.Handler {
+// handler serves origin o, each page after think: "/" and /p/0 … /p/{pages-1}; /private/ is disallowed by robots.txt.
+func handler(o, pages, links, size int, think time.Duration, cdns []string) http.Handler {
 	filler := bytes.Repeat([]byte("lorem ipsum dolor sit amet "), size/27)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if think > 0 && r.URL.Path != "/robots.txt" {
+			time.Sleep(think)
+		}
 		switch {
 		case r.URL.Path == "/robots.txt":
 			w.Header().Set("Content-Type", "text/plain")
