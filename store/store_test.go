@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -41,11 +43,20 @@ func openTestStore(t testing.TB, dir string, opt Options) *Store {
 	if opt.Logger == nil {
 		opt.Logger = quietLogger()
 	}
-	s, err := Open(dir, opt)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
+	// A store abandoned by a test (a simulated crash) drops its flock when its file is closed,
+	// unless a child process forked meanwhile by a parallel test still shares the open file
+	// until it execs: retry a busy lock briefly.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := Open(dir, opt)
+		if err == nil {
+			return s
+		}
+		if !errors.Is(err, lockfile.ErrBusy) || time.Now().After(deadline) {
+			t.Fatalf("Open: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return s
 }
 
 // capture builds a capture of raw URL with a 200 response carrying body and extra header lines.
