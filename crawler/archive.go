@@ -17,16 +17,16 @@ func (a storeArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.E
 	return a.st.Seal(ctx, caps)
 }
 
-// Captured asks the store's index whether rawURL has a capture made at at (to the second).
-func (a storeArchive) Captured(_ context.Context, rawURL string, at time.Time) (bool, error) {
+// Captured asks the store's index for rawURL's capture made at at (to the second).
+func (a storeArchive) Captured(_ context.Context, rawURL string, at time.Time) (string, error) {
 	key, err := surt.Key(rawURL)
 	if err != nil {
-		return false, nil
+		return "", nil
 	}
-	found := false
+	found := ""
 	err = a.st.Index().ByURL(key, func(e store.Entry) error {
 		if d := e.Time.Sub(at); e.URL == rawURL && d > -time.Second && d < time.Second {
-			found = true
+			found = e.ID
 		}
 		return nil
 	})

@@ -38,9 +38,9 @@ func TestStoreArchiveCaptured(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := a.Captured(context.Background(), tc.url, tc.at)
-			if err != nil || got != tc.want {
-				t.Fatalf("Captured(%q, %v) = %v, %v; want %v", tc.url, tc.at, got, err, tc.want)
+			id, err := a.Captured(context.Background(), tc.url, tc.at)
+			if got := id != ""; err != nil || got != tc.want || got && id != es[0].ID {
+				t.Fatalf("Captured(%q, %v) = %q, %v; want found %v (%s)", tc.url, tc.at, id, err, tc.want, es[0].ID)
 			}
 		})
 	}

@@ -288,7 +288,7 @@ func TestResumeAsksTheArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	marks := []mark{
+	marks := []urlChange{
 		{Item: item{URL: "http://a.example/"}, State: done},
 		{Item: item{URL: "http://a.example/landed", Depth: 1}, State: sealing, At: at},
 		{Item: item{URL: "http://a.example/lost", Depth: 2}, State: sealing, At: at},

@@ -26,8 +26,8 @@ import (
 type Archive interface {
 	// Seal makes caps durable and returns their entries, one per capture, in order.
 	Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error)
-	// Captured reports whether a capture of rawURL made at at (to the second) is sealed.
-	Captured(ctx context.Context, rawURL string, at time.Time) (bool, error)
+	// Captured returns the id of the sealed capture of rawURL made at at (to the second); "" when there is none.
+	Captured(ctx context.Context, rawURL string, at time.Time) (string, error)
 }
 
 // Progress hears how far a crawl is, for a display; it is called from many goroutines.
@@ -55,6 +55,15 @@ type Config struct {
 	RobotsUnreachableDays int           // 0 = an unreachable robots.txt without a cached copy disallows all, forever
 	LockTimeout           time.Duration // how long to wait for a busy frontier.db (default lockfile.DefaultTimeout, 5 s)
 
+	ScopedSeeds   []Seed            // seeds that may name their own scope (ReadSeeds); crawled with Seeds
+	Scope         Scope             // the scope of a seed that names none (default DefaultScope)
+	Include       []string          // URL patterns (robots.txt syntax, see scope.go) of which a page must match one; none: every page
+	Exclude       []string          // URL patterns that no page nor requisite may match
+	NoRequisites  bool              // fetch no embedded resource outside the scope or beyond MaxDepth
+	Sitemaps      SitemapMode       // which sitemaps are read (default DefaultSitemaps)
+	HeaderEmbargo bool              // let an Archive-Embargo response field lengthen a capture's embargo (a proposal, not the -00 draft)
+	Resolve       map[string]string // host name → IP address dialled instead of looking the name up (a staging mirror, tests)
+
 	Log      *slog.Logger // nil discards
 	Progress Progress     // nil: none
 	Now      func() time.Time
@@ -68,27 +77,28 @@ const maxRedirects = 10
 
 // Crawl is one crawl of a data directory, its frontier open: Run it once, then Close it.
 type Crawl struct {
-	cfg        Config
-	ctx        context.Context
-	cancel     context.CancelCauseFunc
-	log        *slog.Logger
-	now        func() time.Time
-	fr         *frontier
-	res        resumed // what openFrontier found
-	seeds      []string
-	fetch      *fetcher
-	robots     *robots.Cache
-	sealer     *sealer
-	sem        chan struct{}
-	scope      map[string]bool
-	stats      *stats
-	prog       Progress
-	ran        bool
-	pages      atomic.Int64 // pages reserved against MaxPages
-	sealErrors atomic.Int32 // seals failed in a row
-	mu         sync.Mutex
-	origins    map[string]*originState
-	wg         sync.WaitGroup
+	cfg          Config
+	ctx          context.Context
+	cancel       context.CancelCauseFunc
+	log          *slog.Logger
+	now          func() time.Time
+	fr           *frontier
+	res          resumed // what openFrontier found
+	seeds        []string
+	fetch        *fetcher
+	robots       *robots.Cache
+	sealer       *sealer
+	sem          chan struct{}
+	scope        *scope
+	stats        *stats
+	prog         Progress
+	ran          bool
+	pages        atomic.Int64 // pages reserved against MaxPages
+	sitemapFiles atomic.Int64 // sitemap files queued by this run
+	sealErrors   atomic.Int32 // seals failed in a row
+	mu           sync.Mutex
+	origins      map[string]*originState
+	wg           sync.WaitGroup
 }
 
 // Open takes DataDir/frontier.db for a crawl of cfg.Seeds: an unfinished crawl of the same
@@ -96,20 +106,26 @@ type Crawl struct {
 // fails. The crawl's clock starts here.
 func Open(cfg Config) (*Crawl, error) {
 	cfg = withDefaults(cfg)
-	c := &Crawl{cfg: cfg, log: cfg.Log, now: cfg.Now, prog: cfg.Progress, sem: make(chan struct{}, cfg.Concurrency), scope: map[string]bool{}, origins: map[string]*originState{}}
-	c.stats = newStats(c.now())
-	c.seeds = make([]string, len(cfg.Seeds))
-	for i, s := range cfg.Seeds {
-		c.seeds[i] = s.String()
-		c.scope[origin(s)] = true
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	if len(c.seeds) == 0 {
+	c := &Crawl{cfg: cfg, log: cfg.Log, now: cfg.Now, prog: cfg.Progress, sem: make(chan struct{}, cfg.Concurrency), origins: map[string]*originState{}}
+	c.stats = newStats(c.now())
+	seeds := c.allSeeds()
+	if len(seeds) == 0 {
 		return nil, errors.New("no seeds: the seeds file lists no URL")
+	}
+	var err error
+	if c.scope, err = newScope(seeds, cfg.Scope, cfg.Include, cfg.Exclude); err != nil {
+		return nil, err
+	}
+	for _, s := range seeds {
+		c.seeds = append(c.seeds, s.URL.String())
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
-	fr, res, err := openFrontier(layout.Frontier(cfg.DataDir), c.seeds, cfg.LockTimeout)
+	fr, res, err := openFrontier(layout.Frontier(cfg.DataDir), c.frontierKey(seeds), cfg.LockTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +152,7 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 		return c.stats.summary(c.now()), err
 	}
 
-	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Timeout, c.now)
+	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Timeout, c.now, c.cfg.Resolve)
 	defer c.fetch.close()
 	c.robots = robots.NewCache(c.robotsFetch, c.now, robots.CacheOptions{UnreachableAllowAfter: time.Duration(c.cfg.RobotsUnreachableDays) * 24 * time.Hour})
 	c.sealer = newSealer(a, c.fr, c.log)
@@ -207,6 +223,12 @@ func withDefaults(cfg Config) Config {
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = lockfile.DefaultTimeout
 	}
+	if cfg.Scope == "" {
+		cfg.Scope = DefaultScope
+	}
+	if cfg.Sitemaps == "" {
+		cfg.Sitemaps = DefaultSitemaps
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
@@ -225,20 +247,27 @@ func (c *Crawl) resume(ctx context.Context, a Archive) ([]item, error) {
 	res := c.res
 	c.pages.Store(int64(res.Done))
 	c.stats.resumed(res.Done)
-	var settled []mark
+	var settled []urlChange
 	pending := res.Pending[:0]
 	for _, it := range res.Pending {
 		at, ok := res.Sealing[it.URL]
 		if ok {
-			sealed, err := a.Captured(ctx, it.URL, at)
+			id, err := a.Captured(ctx, it.URL, at)
 			if err != nil {
 				return nil, fmt.Errorf("resume: %w", err)
 			}
-			if sealed {
-				settled = append(settled, mark{Item: it, State: done})
+			if id != "" {
+				settled = append(settled, urlChange{Item: it, State: done})
 				c.pages.Add(1)
 				continue
 			}
+		}
+		if it.Kind == kindRequisite && it.ViaID == "" && it.Via != "" {
+			id, err := a.Captured(ctx, it.Via, it.ViaTime)
+			if err != nil {
+				return nil, fmt.Errorf("resume: %w", err)
+			}
+			it.ViaID = id
 		}
 		pending = append(pending, it)
 	}
@@ -251,8 +280,8 @@ func (c *Crawl) resume(ctx context.Context, a Archive) ([]item, error) {
 	return pending, nil
 }
 
-// inScope reports whether a canonical URL belongs to a seed's origin.
-func (c *Crawl) inScope(u *url.URL) bool { return c.scope[origin(u)] }
+// inScope reports whether a canonical URL is one of the crawl's pages.
+func (c *Crawl) inScope(u *url.URL) bool { return c.scope.contains(u) }
 
 // full reports whether MaxPages captures are made or reserved.
 func (c *Crawl) full() bool {

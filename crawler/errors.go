@@ -56,7 +56,7 @@ func retriable(err error) bool {
 }
 
 // availability names a robots.txt's availability for logs.
-func availability(r *robots.Robots) string {
+func availability(r *robots.File) string {
 	switch r.Availability {
 	case robots.Available:
 		if r.Stale {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync"
 	"time"
 )
@@ -39,20 +40,29 @@ type fetcher struct {
 	now       func() time.Time
 }
 
-// newFetcher builds a fetcher; timeout bounds a whole exchange, body included.
-func newFetcher(userAgent string, timeout time.Duration, now func() time.Time) *fetcher {
+// newFetcher builds a fetcher; timeout bounds a whole exchange, body included. A host named in
+// resolve is dialled at the IP address it maps to, without a name lookup.
+func newFetcher(userAgent string, timeout time.Duration, now func() time.Time, resolve map[string]string) *fetcher {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	redirect := func(addr string) string {
+		if host, port, err := net.SplitHostPort(addr); err == nil {
+			if ip, ok := resolve[strings.ToLower(host)]; ok {
+				return net.JoinHostPort(ip, port)
+			}
+		}
+		return addr
+	}
 	tr := &http.Transport{
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := d.DialContext(ctx, network, addr)
+			c, err := d.DialContext(ctx, network, redirect(addr))
 			if err != nil {
 				return nil, err
 			}
 			return &recConn{Conn: c}, nil
 		},
 		DialTLSContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := d.DialContext(ctx, network, addr)
+			c, err := d.DialContext(ctx, network, redirect(addr))
 			if err != nil {
 				return nil, err
 			}

@@ -49,7 +49,7 @@ func TestFetchRecordsRawExchange(t *testing.T) {
 	t.Parallel()
 	const raw = "HTTP/1.1 200 OK\r\nX-Zeta: 1\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nX-Alpha: 2\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
 	base := rawServer(t, func(path string, c net.Conn) { c.Write([]byte(raw)) })
-	f := newFetcher("testbot (+https://example.com/contact)", 5*time.Second, time.Now)
+	f := newFetcher("testbot (+https://example.com/contact)", 5*time.Second, time.Now, nil)
 	defer f.close()
 	for i := range 2 { // the second exchange reuses the connection and records only itself
 		x, err := f.fetch(context.Background(), base+"/x?y=1", 1<<20, nil)
@@ -110,7 +110,7 @@ func TestFetchLimits(t *testing.T) {
 			if tc.truncated == "time" {
 				timeout = 300 * time.Millisecond
 			}
-			f := newFetcher("testbot", timeout, time.Now)
+			f := newFetcher("testbot", timeout, time.Now, nil)
 			defer f.close()
 			x, err := f.fetch(context.Background(), srv.URL+tc.path, 64<<10, nil)
 			if tc.errKind != "" {

@@ -19,16 +19,36 @@ type item struct {
 	URL       string
 	Depth     int // links followed from a seed
 	Redirects int // consecutive redirects that led here
+	Kind      kind
+	Hops      int       // a requisite: embeds followed from its page (1 for the page's own); a sitemap: index files followed
+	Via       string    // a requisite: the page or stylesheet that embeds it; a page: the sitemap that listed it
+	ViaTime   time.Time // a requisite: when Via was captured, to find its record id on resume
+	ViaID     string    // a requisite: the capture id of Via, once it is sealed
+	Lastmod   string    // a page listed in a sitemap: its lastmod there, as written
 }
 
-// state is where a URL stands in the persisted frontier.
-type state byte
+// kind is why a URL is fetched.
+type kind byte
 
 const (
-	pending state = iota // to fetch
-	sealing              // fetched and being sealed: on resume, the index says whether it landed
-	done                 // sealed
-	skipped              // disallowed, out of limits or failed: not fetched again by this crawl
+	kindPage      kind = iota // in the scope: a seed, a link, a redirect, a sitemap entry
+	kindRequisite             // embedded by a page (or a stylesheet) and outside the scope or depth
+	kindSitemap               // a sitemap or sitemap index
+)
+
+// extended reports whether an item carries more than URL, depth and redirects.
+func (it item) extended() bool {
+	return it.Kind != kindPage || it.Hops != 0 || it.Via != "" || it.ViaID != "" || it.Lastmod != "" || !it.ViaTime.IsZero()
+}
+
+// urlState is where a URL stands in the persisted frontier.
+type urlState byte
+
+const (
+	pending urlState = iota // to fetch
+	sealing                 // fetched and being sealed: on resume, the index says whether it landed
+	done                    // sealed
+	skipped                 // disallowed, out of limits or failed: not fetched again by this crawl
 )
 
 var (
@@ -124,8 +144,9 @@ func seedsKey(seeds []string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// encodeItem is a URL's persisted value: state, depth, redirects and (sealing) the capture time.
-func encodeItem(it item, st state, at time.Time) []byte {
+// encodeItem is a URL's persisted value: state, depth, redirects, (sealing) the capture time,
+// then, for an item that has them, kind, hops, via, its capture time and id, and lastmod.
+func encodeItem(it item, st urlState, at time.Time) []byte {
 	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+8)
 	b = append(b, byte(st))
 	b = binary.AppendUvarint(b, uint64(it.Depth))
@@ -133,15 +154,65 @@ func encodeItem(it item, st state, at time.Time) []byte {
 	if st == sealing {
 		b = binary.BigEndian.AppendUint64(b, uint64(at.UnixNano()))
 	}
+	if it.extended() {
+		b = append(b, byte(it.Kind))
+		b = binary.AppendUvarint(b, uint64(it.Hops))
+		b = appendString(b, it.Via)
+		var vt int64
+		if !it.ViaTime.IsZero() {
+			vt = it.ViaTime.UnixNano()
+		}
+		b = binary.BigEndian.AppendUint64(b, uint64(vt))
+		b = appendString(b, it.ViaID)
+		b = appendString(b, it.Lastmod)
+	}
 	return b
 }
 
-func decodeItem(k, v []byte) (item, state, time.Time) {
+func appendString(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// readString reads what appendString wrote; ok is false when v is too short.
+func readString(v []byte) (string, []byte, bool) {
+	n, k := binary.Uvarint(v)
+	if k <= 0 || uint64(len(v)-k) < n {
+		return "", nil, false
+	}
+	return string(v[k : k+int(n)]), v[k+int(n):], true
+}
+
+// decodeExtension reads the extended fields of an item; missing ones stay zero.
+func decodeExtension(it *item, v []byte) {
+	if len(v) == 0 {
+		return
+	}
+	it.Kind, v = kind(v[0]), v[1:]
+	h, n := binary.Uvarint(v)
+	if n <= 0 {
+		return
+	}
+	it.Hops, v = int(h), v[n:]
+	var ok bool
+	if it.Via, v, ok = readString(v); !ok || len(v) < 8 {
+		return
+	}
+	if vt := int64(binary.BigEndian.Uint64(v)); vt != 0 {
+		it.ViaTime = time.Unix(0, vt).UTC()
+	}
+	v = v[8:]
+	if it.ViaID, v, ok = readString(v); !ok {
+		return
+	}
+	it.Lastmod, _, _ = readString(v)
+}
+
+func decodeItem(k, v []byte) (item, urlState, time.Time) {
 	it := item{URL: string(k)}
 	if len(v) == 0 {
 		return it, pending, time.Time{}
 	}
-	st := state(v[0])
+	st := urlState(v[0])
 	v = v[1:]
 	d, n := binary.Uvarint(v)
 	if n > 0 {
@@ -154,7 +225,9 @@ func decodeItem(k, v []byte) (item, state, time.Time) {
 	var at time.Time
 	if st == sealing && len(v) >= 8 {
 		at = time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()
+		v = v[8:]
 	}
+	decodeExtension(&it, v)
 	return it, st, at
 }
 
@@ -173,16 +246,16 @@ func (f *frontier) claim(items []item) []item {
 	return out
 }
 
-// mark is one state change of a URL, with the new URLs its fetch found.
-type mark struct {
+// urlChange is one state change of a URL, with the new URLs its fetch found.
+type urlChange struct {
 	Item  item
-	State state
+	State urlState
 	At    time.Time // capture time, for sealing
 	Found []item
 }
 
 // record persists marks in one transaction: it returns when they are durable.
-func (f *frontier) record(marks []mark) error {
+func (f *frontier) record(marks []urlChange) error {
 	return f.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketURLs)
 		for _, m := range marks {

@@ -30,10 +30,10 @@ func TestFrontierResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := []item{{URL: "http://a.example/x", Depth: 1}, {URL: "http://a.example/r", Depth: 0, Redirects: 3}}
-	if err := f.record([]mark{{Item: items[0], State: sealing, At: at, Found: found}}); err != nil {
+	if err := f.record([]urlChange{{Item: items[0], State: sealing, At: at, Found: found}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.record([]mark{{Item: items[1], State: done}}); err != nil {
+	if err := f.record([]urlChange{{Item: items[1], State: done}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := openFrontier(path, seeds, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "is busy") {
@@ -73,6 +73,41 @@ func TestFrontierResume(t *testing.T) {
 			}
 			defer f.close()
 			tc.check(t, res)
+		})
+	}
+}
+
+// TestItemEncoding round-trips items through the persisted form: a plain item keeps the form
+// it always had, an extended one keeps its provenance in every state.
+func TestItemEncoding(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 29, 12, 0, 0, 123, time.UTC)
+	tests := []struct {
+		name string
+		it   item
+		st   urlState
+	}{
+		{"plain pending", item{URL: "u", Depth: 2, Redirects: 1}, pending},
+		{"plain sealing", item{URL: "u", Depth: 2}, sealing},
+		{"requisite", item{URL: "u", Depth: 1, Kind: kindRequisite, Hops: 2, Via: "http://a.example/", ViaTime: at, ViaID: "<urn:uuid:x>"}, pending},
+		{"requisite sealing", item{URL: "u", Kind: kindRequisite, Hops: 1, Via: "http://a.example/", ViaTime: at}, sealing},
+		{"sitemap", item{URL: "u", Kind: kindSitemap, Hops: 1}, done},
+		{"page from a sitemap", item{URL: "u", Depth: 1, Via: "http://a.example/sitemap.xml", Lastmod: "2026-11-01"}, skipped},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := encodeItem(tc.it, tc.st, at)
+			if !tc.it.extended() && len(b) > 1+2+8 {
+				t.Errorf("plain item encoded in %d bytes: the old form grew", len(b))
+			}
+			got, st, gotAt := decodeItem([]byte(tc.it.URL), b)
+			if got != tc.it || st != tc.st || tc.st == sealing && !gotAt.Equal(at) {
+				t.Fatalf("decoded %+v %v %v\nwant    %+v %v", got, st, gotAt, tc.it, tc.st)
+			}
+			for n := range b { // a cut value decodes without panicking
+				decodeItem([]byte("u"), b[:n])
+			}
 		})
 	}
 }

@@ -20,16 +20,40 @@ const (
 	maxLinks      = 10000
 )
 
-// linkAttrs names, per element, the attributes that hold links (srcset handled apart).
-var linkAttrs = map[string][]string{
-	"a":      {"href"},
-	"area":   {"href"},
-	"link":   {"href"},
-	"img":    {"src", "srcset"},
-	"script": {"src"},
-	"iframe": {"src"},
-	"source": {"src", "srcset"},
-	"base":   {"href"},
+// Where an HTML document refers to other resources: per element, the attributes that hold a
+// URL and whether the resource is embedded in the page (a requisite) or linked from it. A
+// link element's rel decides (embedRels); a style attribute on any element, and a style
+// element's text, hold CSS whose url() and @import references are embedded.
+var (
+	linkAttrs = map[string]map[string]bool{ // element → attribute → embedded
+		"a":      {"href": false},
+		"area":   {"href": false},
+		"iframe": {"src": false},
+		"frame":  {"src": false},
+		"link":   {"href": false, "imagesrcset": true},
+		"img":    {"src": true, "srcset": true},
+		"script": {"src": true},
+		"source": {"src": true, "srcset": true},
+		"video":  {"src": true, "poster": true},
+		"audio":  {"src": true},
+		"track":  {"src": true},
+		"embed":  {"src": true},
+		"object": {"data": true},
+		"input":  {"src": true},
+		"body":   {"background": true},
+		"table":  {"background": true},
+		"td":     {"background": true},
+		"th":     {"background": true},
+		"base":   {"href": false},
+	}
+	embedRels = map[string]bool{"stylesheet": true, "icon": true, "apple-touch-icon": true, "apple-touch-icon-precomposed": true,
+		"mask-icon": true, "preload": true, "modulepreload": true, "manifest": true}
+)
+
+// ref is one URL a document refers to, and whether the document embeds it.
+type ref struct {
+	URL   string
+	Embed bool
 }
 
 // isHTML reports whether a response's Content-Type (or, when absent, its sniffed type) is HTML.
@@ -48,6 +72,11 @@ func isHTML(h http.Header, body []byte) bool {
 // decoded returns a reader of the payload with its Content-Encoding undone, at most
 // maxParseBytes long; ok is false for an encoding the crawler does not parse.
 func decoded(h http.Header, body []byte) (io.Reader, bool) {
+	return decodedUpTo(h, body, maxParseBytes)
+}
+
+// decodedUpTo is decoded with a limit of its own.
+func decodedUpTo(h http.Header, body []byte, limit int64) (io.Reader, bool) {
 	var r io.Reader = bytes.NewReader(body)
 	encs := h.Values("Content-Encoding")
 	for i := len(encs) - 1; i >= 0; i-- {
@@ -69,89 +98,155 @@ func decoded(h http.Header, body []byte) (io.Reader, bool) {
 			}
 		}
 	}
-	return io.LimitReader(r, maxParseBytes), true
+	return io.LimitReader(r, limit), true
 }
 
-// ExtractLinks returns the absolute http(s) URLs an HTML document links to or embeds
-// (a, area, link, img src/srcset, script, iframe, source src/srcset), resolved against
-// base and the document's first <base href>, fragments dropped, in document order,
-// without duplicates and at most maxLinks of them.
-func ExtractLinks(base *url.URL, r io.Reader) []string {
-	links, _ := extractLinks(base, r)
-	return links
+// refURLs lists the URLs of refs.
+func refURLs(refs []ref) []string {
+	if len(refs) == 0 {
+		return nil
+	}
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.URL
+	}
+	return out
 }
 
-// extractLinks is ExtractLinks that also says why parsing stopped before the end, if it did
-// (a token over 1 MiB, a read error).
-func extractLinks(base *url.URL, r io.Reader) ([]string, error) {
+// refSet collects a document's references: canonical, without duplicates (a URL both linked
+// and embedded counts as embedded), at most maxLinks.
+type refSet struct {
+	out  []ref
+	seen map[string]int // URL → index in out
+}
+
+// add resolves raw against base and keeps it.
+func (s *refSet) add(base *url.URL, raw string, embed bool) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return
+	}
+	u, err := base.Parse(raw)
+	if err != nil {
+		return
+	}
+	c, ok := canonical(u)
+	if !ok {
+		return
+	}
+	k := c.String()
+	if i, dup := s.seen[k]; dup {
+		s.out[i].Embed = s.out[i].Embed || embed
+		return
+	}
+	if len(s.out) >= maxLinks {
+		return
+	}
+	if s.seen == nil {
+		s.seen = map[string]int{}
+	}
+	s.seen[k] = len(s.out)
+	s.out = append(s.out, ref{URL: k, Embed: embed})
+}
+
+// addSrcset keeps the URLs of a srcset attribute's candidates.
+func (s *refSet) addSrcset(base *url.URL, v string, embed bool) {
+	for _, cand := range strings.Split(v, ",") {
+		if f := strings.Fields(cand); len(f) > 0 {
+			s.add(base, f[0], embed)
+		}
+	}
+}
+
+// addCSS keeps the url() and @import references of CSS text, all embedded.
+func (s *refSet) addCSS(base *url.URL, css []byte) {
+	cssRefs(css, func(raw string) { s.add(base, raw, true) })
+}
+
+// extractRefs returns what an HTML document links to or embeds (a, area, link, img src/srcset,
+// script, iframe, source, video, audio, embed, object, CSS url() and @import in style attributes
+// and elements, …), resolved against base and the document's first <base href>, fragments
+// dropped, in document order, without duplicates and at most maxLinks of them, and why parsing
+// stopped before the end, if it did (a token over 1 MiB, a read error).
+func extractRefs(base *url.URL, r io.Reader) ([]ref, error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
 	var (
-		out      []string
-		seen     = map[string]bool{}
+		refs     refSet
 		baseSeen bool
+		inStyle  bool
+		attrs    [][2]string
 	)
-	add := func(ref string) {
-		ref = strings.TrimSpace(ref)
-		if ref == "" || len(out) >= maxLinks {
-			return
-		}
-		u, err := base.Parse(ref)
-		if err != nil {
-			return
-		}
-		c, ok := canonical(u)
-		if !ok {
-			return
-		}
-		s := c.String()
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
 	for {
 		tt := z.Next()
-		if tt == html.ErrorToken {
+		switch tt {
+		case html.ErrorToken:
 			if err := z.Err(); err != io.EOF {
-				return out, err
+				return refs.out, err
 			}
-			return out, nil
-		}
-		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			return refs.out, nil
+		case html.TextToken:
+			if inStyle {
+				refs.addCSS(base, z.Text())
+			}
+			continue
+		case html.StartTagToken, html.SelfClosingTagToken:
+		default:
+			inStyle = false
 			continue
 		}
 		name, hasAttr := z.TagName()
-		attrs, ok := linkAttrs[string(name)]
-		if !ok || !hasAttr {
+		inStyle = tt == html.StartTagToken && string(name) == "style"
+		if !hasAttr {
 			continue
 		}
+		want := linkAttrs[string(name)]
+		attrs = attrs[:0]
+		rel := ""
 		for more := true; more; {
 			var k, v []byte
 			k, v, more = z.TagAttr()
-			key := string(k)
-			if !slices.Contains(attrs, key) {
-				continue
+			switch key := string(k); {
+			case key == "style":
+				refs.addCSS(base, v)
+			case key == "rel":
+				rel = string(v)
+			default:
+				if _, ok := want[key]; ok {
+					attrs = append(attrs, [2]string{key, string(v)})
+				}
 			}
+		}
+		if string(name) == "link" && embedsRel(rel) {
+			want = map[string]bool{"href": true, "imagesrcset": true}
+		}
+		for _, a := range attrs {
+			key, v, embed := a[0], a[1], want[a[0]]
 			switch {
 			case string(name) == "base":
 				if !baseSeen {
 					baseSeen = true
-					if b, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
+					if b, err := base.Parse(strings.TrimSpace(v)); err == nil {
 						base = b
 					}
 				}
-			case key == "srcset":
-				for _, cand := range strings.Split(string(v), ",") {
-					if f := strings.Fields(cand); len(f) > 0 {
-						add(f[0])
-					}
-				}
+			case key == "srcset" || key == "imagesrcset":
+				refs.addSrcset(base, v, embed)
 			default:
-				add(string(v))
+				refs.add(base, v, embed)
 			}
 		}
 	}
+}
+
+// embedsRel reports whether a link element's rel makes its target a requisite.
+func embedsRel(rel string) bool {
+	for _, r := range strings.Fields(rel) {
+		if embedRels[strings.ToLower(r)] {
+			return true
+		}
+	}
+	return false
 }
 
 // countingReader counts the bytes read through it and keeps the first few for sniffing.

@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -29,16 +30,47 @@ func TestExtractLinks(t *testing.T) {
 		{"attributes of other elements ignored", `<div href="/no"></div><a name="x">no href</a><img data-src="/no.png">`, nil},
 		{"self-closing tags", `<img src="/i.png"/><link href="/l"/>`, []string{"http://s.example/i.png", "http://s.example/l"}},
 		{"garbage yields nothing", "\x00\xff<<<>>>\x89PNG", nil},
+		{"media", `<video src="v.mp4" poster="p.jpg"><source src="v.webm"><track src="t.vtt"></video><audio src="/a.ogg"></audio>`,
+			[]string{"http://s.example/dir/v.mp4", "http://s.example/dir/p.jpg", "http://s.example/dir/v.webm", "http://s.example/dir/t.vtt", "http://s.example/a.ogg"}},
+		{"embed, object, input, background", `<body background="bg.png"><embed src="e.swf"><object data="o.svg"></object><input type=image src="go.png">`,
+			[]string{"http://s.example/dir/bg.png", "http://s.example/dir/e.swf", "http://s.example/dir/o.svg", "http://s.example/dir/go.png"}},
+		{"CSS in style attributes and elements", `<div style="background:url(d.png)"></div><style>@import "s.css"; p{background:url('/p.png')}</style><p>url(not.png)</p>`,
+			[]string{"http://s.example/dir/d.png", "http://s.example/dir/s.css", "http://s.example/p.png"}},
+		{"data and javascript schemes ignored", `<img src="data:image/png;base64,AAAA"><script src="javascript:alert(1)"></script><div style="background:url(data:x)">`, nil},
 	}
 	base, _ := url.Parse("http://s.example/dir/page")
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := ExtractLinks(base, strings.NewReader(tc.html))
+			got := linksOf(base, strings.NewReader(tc.html))
 			if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 				t.Fatalf("links\n got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestExtractRefsEmbed checks which references a page embeds (its requisites) and which it links to.
+func TestExtractRefsEmbed(t *testing.T) {
+	t.Parallel()
+	doc := `<a href="/a">a</a><link rel="stylesheet" href="/s.css"><link rel="Shortcut Icon" href="/i.ico">` +
+		`<link rel=alternate href="/feed"><link rel=preload href="/f.woff2" imagesrcset="/h.png 2x"><iframe src="/frame"></iframe>` +
+		`<img src="/a"><script src="https://cdn.example/j.js"></script>`
+	base, _ := url.Parse("http://s.example/")
+	refs, err := extractRefs(base, strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ref{{"http://s.example/a", true}, {"http://s.example/s.css", true}, {"http://s.example/i.ico", true},
+		{"http://s.example/feed", false}, {"http://s.example/f.woff2", true}, {"http://s.example/h.png", true},
+		{"http://s.example/frame", false}, {"https://cdn.example/j.js", true}}
+	if len(refs) != len(want) {
+		t.Fatalf("refs %+v\nwant %+v", refs, want)
+	}
+	for i := range want {
+		if refs[i] != want[i] {
+			t.Errorf("ref %d: %+v, want %+v", i, refs[i], want[i])
+		}
 	}
 }
 
@@ -49,7 +81,7 @@ func TestExtractLinksBounded(t *testing.T) {
 		b.WriteString(`<a href="/p` + itoa(i) + `">x</a>`)
 	}
 	base, _ := url.Parse("http://s.example/")
-	if n := len(ExtractLinks(base, strings.NewReader(b.String()))); n != maxLinks {
+	if n := len(linksOf(base, strings.NewReader(b.String()))); n != maxLinks {
 		t.Fatalf("%d links kept, want the bound %d", n, maxLinks)
 	}
 }
@@ -124,7 +156,7 @@ func FuzzExtractLinks(f *testing.F) {
 	f.Add("\x00<a href='\xff'>")
 	base, _ := url.Parse("http://s.example/d/")
 	f.Fuzz(func(t *testing.T, doc string) {
-		links := ExtractLinks(base, strings.NewReader(doc))
+		links := linksOf(base, strings.NewReader(doc))
 		if len(links) > maxLinks {
 			t.Fatalf("%d links", len(links))
 		}
@@ -135,4 +167,10 @@ func FuzzExtractLinks(f *testing.F) {
 			}
 		}
 	})
+}
+
+// linksOf is the URLs extractRefs finds, whatever stopped it.
+func linksOf(base *url.URL, r io.Reader) []string {
+	refs, _ := extractRefs(base, r)
+	return refURLs(refs)
 }

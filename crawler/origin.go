@@ -25,6 +25,7 @@ type originState struct {
 	// Used by the origin's worker only.
 	robotsID string // capture id of the robots.txt capture in force
 	skip     string // why the rest of the origin is skipped; "" when it is not
+	sitemaps bool   // its sitemaps were looked for in this run
 }
 
 // originOf returns the state of a URL's origin, creating it.

@@ -22,7 +22,7 @@ const (
 // from the sealer's goroutine, once they are durable or have failed.
 type sealJob struct {
 	caps []store.Capture
-	mark *mark // nil for robots.txt captures
+	mark *urlChange // nil for robots.txt captures
 	done func(entries []store.Entry, err error)
 }
 
@@ -36,7 +36,7 @@ type sealer struct {
 	log      *slog.Logger
 	jobs     chan *sealJob
 	finished chan struct{}
-	settled  []mark // done marks not yet written to the frontier
+	settled  []urlChange // done marks not yet written to the frontier
 
 	mu      sync.Mutex
 	room    *sync.Cond
@@ -71,8 +71,8 @@ func (s *sealer) submit(j *sealJob) {
 	s.jobs <- j
 }
 
-// release returns the budget of committed jobs.
-func (s *sealer) release(batch []*sealJob) {
+// refund returns the budget of committed jobs.
+func (s *sealer) refund(batch []*sealJob) {
 	var n int64
 	for _, j := range batch {
 		n += j.size()
@@ -84,7 +84,7 @@ func (s *sealer) release(batch []*sealJob) {
 }
 
 // seal hands j to the sealer and waits until it is durable.
-func (s *sealer) seal(caps []store.Capture, m *mark) ([]store.Entry, error) {
+func (s *sealer) seal(caps []store.Capture, m *urlChange) ([]store.Entry, error) {
 	type result struct {
 		entries []store.Entry
 		err     error
@@ -120,7 +120,7 @@ func (s *sealer) run() {
 		}
 		start := time.Now()
 		s.commit(batch)
-		s.release(batch)
+		s.refund(batch)
 		s.log.Debug("batch committed", "jobs", len(batch), "took", time.Since(start))
 		if len(s.jobs) == 0 {
 			s.flush()
@@ -142,15 +142,15 @@ func (s *sealer) flush() {
 func (s *sealer) commit(batch []*sealJob) {
 	before := s.settled
 	s.settled = nil
-	var after []mark
+	var after []urlChange
 	var caps []store.Capture
 	for _, j := range batch {
 		caps = append(caps, j.caps...)
 		switch {
 		case j.mark == nil:
 		case len(j.caps) > 0:
-			before = append(before, mark{Item: j.mark.Item, State: sealing, At: j.mark.At, Found: j.mark.Found})
-			after = append(after, mark{Item: j.mark.Item, State: j.mark.State})
+			before = append(before, urlChange{Item: j.mark.Item, State: sealing, At: j.mark.At, Found: j.mark.Found})
+			after = append(after, urlChange{Item: j.mark.Item, State: j.mark.State})
 		default:
 			before = append(before, *j.mark)
 		}

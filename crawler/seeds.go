@@ -33,13 +33,33 @@ func (e *SeedError) Error() string {
 // maxSeedLine bounds one line of a seeds file.
 const maxSeedLine = 64 << 10
 
-// ParseSeeds reads one absolute http(s) URL a line; blank lines and lines starting with '#' are
-// ignored. Any invalid line makes the whole file invalid: the error is a *SeedError naming each.
+// Seed is one line of a seeds file: a canonical URL and the scope its crawl keeps to.
+type Seed struct {
+	URL   *url.URL
+	Scope Scope // "" when the line names none: the crawl's default scope applies
+}
+
+// ParseSeeds is ReadSeeds without the seeds' own scopes: their URLs only.
 func ParseSeeds(r io.Reader) ([]*url.URL, error) {
+	seeds, err := ReadSeeds(r)
+	if err != nil {
+		return nil, err
+	}
+	urls := make([]*url.URL, len(seeds))
+	for i, s := range seeds {
+		urls[i] = s.URL
+	}
+	return urls, nil
+}
+
+// ReadSeeds reads one absolute http(s) URL a line, optionally followed by "scope=NAME"
+// (origin, host, domain or prefix); blank lines and lines starting with '#' are ignored. Any
+// invalid line makes the whole file invalid: the error is a *SeedError naming each.
+func ReadSeeds(r io.Reader) ([]Seed, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), maxSeedLine)
 	var (
-		seeds []*url.URL
+		seeds []Seed
 		bad   []BadSeed
 		n     int
 	)
@@ -65,11 +85,30 @@ func ParseSeeds(r io.Reader) ([]*url.URL, error) {
 	return seeds, nil
 }
 
-// parseSeed returns the canonical URL of one seed line, or why it is not a seed.
-func parseSeed(s string) (*url.URL, string) {
-	if strings.ContainsAny(s, " \t") {
-		return nil, "a seed line holds exactly one URL"
+// parseSeed returns the seed of one line, or why it is not a seed.
+func parseSeed(line string) (Seed, string) {
+	fields := strings.Fields(line)
+	u, reason := parseSeedURL(fields[0])
+	if reason != "" {
+		return Seed{}, reason
 	}
+	sd := Seed{URL: u}
+	for _, f := range fields[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k != "scope" || sd.Scope != "" {
+			return Seed{}, "a seed line holds one URL, then at most one scope=origin|host|domain|prefix"
+		}
+		sc, err := ParseScope(v)
+		if err != nil || v == "" {
+			return Seed{}, "scope=" + v + ": use origin, host, domain or prefix"
+		}
+		sd.Scope = sc
+	}
+	return sd, ""
+}
+
+// parseSeedURL returns the canonical form of a seed URL, or why it is not one.
+func parseSeedURL(s string) (*url.URL, string) {
 	u, err := url.Parse(s)
 	if err != nil {
 		return nil, "not a URL"

@@ -47,15 +47,15 @@ func (a *fakeArchive) Seal(_ context.Context, caps []store.Capture) ([]store.Ent
 	return es, nil
 }
 
-func (a *fakeArchive) Captured(_ context.Context, rawURL string, at time.Time) (bool, error) {
+func (a *fakeArchive) Captured(_ context.Context, rawURL string, at time.Time) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, e := range a.entries {
 		if e.URL == rawURL && e.Time.Equal(at) {
-			return true, nil
+			return e.ID, nil
 		}
 	}
-	return false, nil
+	return "", nil
 }
 
 // sealed is a capture the fake sealed, with its entry.

@@ -30,6 +30,9 @@ type Summary struct {
 	Errors         map[string]int         // failed URLs per error kind
 	Duration       time.Duration
 	PeakRSS        int64 // the process's peak resident memory in bytes (Linux VmHWM), 0 when unknown
+	Requisites     int   // of Pages, requisites: embedded resources outside the scope or depth
+	Sitemaps       int   // of Pages, sitemap files
+	SitemapURLs    int   // new pages that sitemaps listed
 }
 
 // PagesPerSecond is the crawl's rate over its whole duration.
@@ -48,6 +51,12 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 		b = fmt.Appendf(b, ", %d from earlier runs", s.Resumed)
 	}
 	b = fmt.Appendf(b, "\nbytes        %d\nfrontier     %d URLs known\nrobots.txt   %d archived\ndisallowed   %d\n", s.Bytes, s.Frontier, s.Robots, s.Disallowed)
+	if s.Requisites > 0 {
+		b = fmt.Appendf(b, "requisites   %d\n", s.Requisites)
+	}
+	if s.Sitemaps > 0 || s.SitemapURLs > 0 {
+		b = fmt.Appendf(b, "sitemaps     %d read, %d new URLs listed\n", s.Sitemaps, s.SitemapURLs)
+	}
 	if s.Skipped > 0 || s.SkippedOrigins > 0 {
 		b = fmt.Appendf(b, "skipped      %d URLs, %d origins\n", s.Skipped, s.SkippedOrigins)
 	}
@@ -104,6 +113,16 @@ func (st *stats) page(e store.Entry, n int64, now time.Time) {
 			s.Embargoed[e.Period]++
 		}
 	})
+}
+
+// kind counts a sealed page by why it was fetched.
+func (st *stats) kind(k kind) {
+	switch k {
+	case kindRequisite:
+		st.add(func(s *Summary) { s.Requisites++ })
+	case kindSitemap:
+		st.add(func(s *Summary) { s.Sitemaps++ })
+	}
 }
 
 // summary returns a copy of the summary with its duration up to now.

@@ -18,12 +18,12 @@ import (
 func (c *Crawl) visit(o *originState, it item) {
 	u, err := url.Parse(it.URL)
 	if err != nil {
-		c.settle(it, skipped)
+		c.settle(it, skipped, nil)
 		return
 	}
 	if o.skip != "" {
 		c.stats.add(func(s *Summary) { s.Skipped++ })
-		c.settle(it, skipped)
+		c.settle(it, skipped, nil)
 		return
 	}
 	r, fresh, err := c.robots.Get(c.ctx, o.name)
@@ -33,6 +33,10 @@ func (c *Crawl) visit(o *originState, it item) {
 	if fresh {
 		c.archiveRobots(o, r)
 	}
+	var maps []item // sitemaps of an origin in the scope, found by its first page
+	if it.Kind == kindPage {
+		maps = c.sitemapsOf(o, r)
+	}
 	d := r.Evaluate(c.cfg.Agent, u)
 	delay := max(c.cfg.Delay, d.CrawlDelay)
 	if c.cfg.MaxDelay > 0 && delay > c.cfg.MaxDelay {
@@ -40,17 +44,18 @@ func (c *Crawl) visit(o *originState, it item) {
 		c.log.Warn("origin skipped: its robots.txt Crawl-delay is above the ceiling; raise crawl.max_delay to crawl it",
 			"origin", o.name, "crawl_delay", d.CrawlDelay, "max_delay", c.cfg.MaxDelay)
 		c.stats.add(func(s *Summary) { s.Skipped++; s.SkippedOrigins++ })
-		c.settle(it, skipped)
+		c.settle(it, skipped, maps)
 		return
 	}
 	o.setDelay(delay)
 	if !d.Allowed {
 		c.log.Debug("disallowed by robots.txt", "url", it.URL, "rule", d.Rule.String())
 		c.stats.add(func(s *Summary) { s.Disallowed++ })
-		c.settle(it, skipped)
+		c.settle(it, skipped, maps)
 		return
 	}
 	if !c.reserve() {
+		c.enqueue(maps)
 		return // MaxPages reached: the URL stays pending
 	}
 	x, err := c.get(o, it.URL)
@@ -62,34 +67,57 @@ func (c *Crawl) visit(o *originState, it item) {
 		kind := errKind(err)
 		c.log.Warn("fetch failed", "url", it.URL, "kind", kind, "err", err)
 		c.stats.add(func(s *Summary) { s.Errors[kind]++ })
-		c.settle(it, skipped)
+		c.settle(it, skipped, maps)
 		return
 	}
 	if x.Truncated != "" {
 		c.log.Warn("response truncated", "url", it.URL, "reason", x.Truncated, "kept", len(x.Body))
 	}
 	c.checkDates(it.URL, x)
-	found, links := c.follow(u, it, x)
+	found, reqs, links := c.follow(u, it, x)
+	found = append(found, maps...)
 	lines := x.Header.Values("Content-Usage")
 	hp, err := aipref.ParseHeader(lines)
 	if err != nil && len(lines) > 0 {
 		c.log.Debug("invalid Content-Usage header", "url", it.URL, "err", err)
 	}
+	period, source := c.period(d, x.Header)
 	capture := store.Capture{
 		URL: it.URL, Time: x.Time, IP: x.IP, Request: x.Request, Response: x.Response, Truncated: x.Truncated,
-		Period: d.Period, Rule: d.Rule.String(), RobotsID: o.robotsID,
+		Period: period, Rule: d.Rule.String(), RobotsID: o.robotsID, EmbargoSource: source,
 		UsageHeader: lines, UsageRobots: d.ContentUsage, Usage: aipref.Combine(hp, d.Usage()).Expressions(),
 		Outlinks: links,
 	}
+	switch it.Kind {
+	case kindRequisite:
+		capture.RequisiteOf, capture.RequisiteOfID = it.Via, it.ViaID
+	case kindPage:
+		capture.Sitemap, capture.SitemapLastmod = it.Via, it.Lastmod
+	}
 	size := int64(len(x.Response))
-	c.sealer.submit(&sealJob{caps: []store.Capture{capture}, mark: &mark{Item: it, State: done, At: x.Time, Found: found},
+	if len(reqs) > 0 {
+		c.wg.Add(1) // the requisites are queued once the capture's id is known
+	}
+	c.sealer.submit(&sealJob{caps: []store.Capture{capture}, mark: &urlChange{Item: it, State: done, At: x.Time, Found: append(found, reqs...)},
 		done: func(entries []store.Entry, err error) {
+			if len(reqs) > 0 {
+				defer c.wg.Done()
+				id := ""
+				if err == nil {
+					id = entries[0].ID
+				}
+				for i := range reqs {
+					reqs[i].ViaID = id
+				}
+				c.enqueue(reqs)
+			}
 			if err != nil {
 				c.sealFailed(it.URL, err)
 				return
 			}
 			c.sealErrors.Store(0)
 			c.stats.page(entries[0], size, c.now())
+			c.stats.kind(it.Kind)
 			c.prog.Settled()
 		}})
 	c.enqueue(found)
@@ -108,47 +136,6 @@ func (c *Crawl) checkDates(rawURL string, x *exchange) {
 	case t.After(x.Time):
 		c.log.Info("Last-Modified is in the future: the first capture time counts instead", "url", rawURL, "last_modified", lm[0])
 	}
-}
-
-// follow returns the in-scope URLs that x leads to and were not seen yet, and the page's outlinks.
-func (c *Crawl) follow(u *url.URL, it item, x *exchange) (found []item, links []string) {
-	if x.Status >= 200 && x.Status < 300 && isHTML(x.Header, x.Body) {
-		if r, ok := decoded(x.Header, x.Body); ok {
-			cr := &countingReader{r: r}
-			var err error
-			links, err = extractLinks(u, cr)
-			switch {
-			case err != nil:
-				c.log.Warn("HTML parsing stopped early: links taken from what was parsed", "url", it.URL, "parsed", cr.n, "err", err)
-			case cr.n >= maxParseBytes:
-				c.log.Warn("HTML larger than the parse limit once decoded: links taken from its start only", "url", it.URL, "limit", maxParseBytes)
-			}
-			if cr.binary() {
-				c.log.Warn("labelled HTML but looks binary: parsed anyway", "url", it.URL)
-			}
-		} else {
-			c.log.Info("HTML in an encoding the crawler does not decode: links not followed", "url", it.URL, "content_encoding", x.Header.Values("Content-Encoding"))
-		}
-	}
-	if c.cfg.MaxDepth == 0 || it.Depth < c.cfg.MaxDepth {
-		for _, l := range links {
-			lu, err := url.Parse(l)
-			if err == nil && c.inScope(lu) {
-				found = append(found, item{URL: l, Depth: it.Depth + 1})
-			}
-		}
-	}
-	if loc := x.Header.Get("Location"); x.Status >= 300 && x.Status < 400 && loc != "" {
-		t, err := u.Parse(loc)
-		if t, ok := canonical(t); err == nil && ok && c.inScope(t) {
-			if it.Redirects >= maxRedirects {
-				c.log.Warn("redirect chain too long: not followed", "url", it.URL, "location", loc, "redirects", it.Redirects)
-			} else {
-				found = append(found, item{URL: t.String(), Depth: it.Depth, Redirects: it.Redirects + 1})
-			}
-		}
-	}
-	return c.fr.claim(found), links
 }
 
 // get fetches a page, retrying network errors with exponential back-off and a 429 or 503 that
@@ -186,9 +173,11 @@ func (c *Crawl) get(o *originState, rawURL string) (*exchange, error) {
 	}
 }
 
-// settle records a URL's final state without a capture.
-func (c *Crawl) settle(it item, st state) {
-	c.sealer.submit(&sealJob{mark: &mark{Item: it, State: st}, done: func(_ []store.Entry, err error) {
+// settle records a URL's final state without a capture, with the new URLs found meanwhile,
+// and queues those.
+func (c *Crawl) settle(it item, st urlState, found []item) {
+	defer c.enqueue(found)
+	c.sealer.submit(&sealJob{mark: &urlChange{Item: it, State: st, Found: found}, done: func(_ []store.Entry, err error) {
 		if err != nil {
 			c.fail(err)
 			return
@@ -244,7 +233,7 @@ func (c *Crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*r
 }
 
 // archiveRobots seals the exchanges of a fresh robots.txt fetch and remembers the deciding one.
-func (c *Crawl) archiveRobots(o *originState, r *robots.Robots) {
+func (c *Crawl) archiveRobots(o *originState, r *robots.File) {
 	var caps []store.Capture
 	for _, h := range r.Hops {
 		x, ok := h.Evidence.(*exchange)

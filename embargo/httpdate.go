@@ -12,7 +12,7 @@ const (
 	asctime    = "Mon Jan _2 15:04:05 2006"
 )
 
-// ParseHTTPDate parses an RFC 9110 HTTP-date in any of its three forms, GMT only (D15).
+// ParseHTTPDate parses an RFC 9110 HTTP-date in any of its three forms, GMT only (docs/rules.md#d15).
 // An RFC 850 two-digit year more than 50 years after ref is read as the most recent past
 // year with those digits (RFC 9110 §5.6.7); pass the capture time as ref.
 func ParseHTTPDate(s string, ref time.Time) (time.Time, bool) {
@@ -43,7 +43,7 @@ func ParseHTTPDate(s string, ref time.Time) (time.Time, bool) {
 }
 
 // LastModified returns the instant stated by a response's Last-Modified field lines.
-// It is absent (ok false) when there is no line, a value is not an HTTP-date, or lines disagree (D15).
+// It is absent (ok false) when there is no line, a value is not an HTTP-date, or lines disagree (docs/rules.md#d15).
 func LastModified(values []string, ref time.Time) (t time.Time, ok bool) {
 	for i, v := range values {
 		u, good := ParseHTTPDate(v, ref)

@@ -11,7 +11,7 @@ import (
 // Period is an embargo period in whole days; zero means no embargo.
 type Period int
 
-// The periods of draft-nottingham-archive-embargo-00 §2, as exact days of 24 h (D14).
+// The periods of draft-nottingham-archive-embargo-00 §2, as exact days of 24 h (docs/rules.md#d14).
 const (
 	None    Period = 0
 	Week    Period = 7

@@ -12,5 +12,5 @@ func ReleaseAt(lastModified, firstSeen time.Time, p Period) time.Time {
 	return start.Add(p.Duration()).UTC()
 }
 
-// Releasable reports whether content with this release time may be public at now (releaseAt ≤ now, D14).
-func Releasable(releaseAt, now time.Time) bool { return !releaseAt.After(now) }
+// releasable reports whether content with this release time may be public at now (releaseAt ≤ now, docs/rules.md#d14).
+func releasable(releaseAt, now time.Time) bool { return !releaseAt.After(now) }

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// TestReleaseAt runs SPEC §6.6: Last-Modified is parsed as the crawler would (absent or
-// unparseable ⇒ zero), first-observed comes from the index per (URL, payload digest) (D7).
+// TestReleaseAt runs docs/rules.md#conformance-release-time: Last-Modified is parsed as the crawler would (absent or
+// unparseable ⇒ zero), first-observed comes from the index per (URL, payload digest) (docs/rules.md#d7).
 func TestReleaseAt(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -54,17 +54,17 @@ func TestReleaseAt(t *testing.T) {
 			if !got.Equal(tc.want) || got.Location() != time.UTC {
 				t.Fatalf("ReleaseAt(%v, %v, %v) = %v, want %v (UTC)", lm, tc.firstSeen, tc.period, got, tc.want)
 			}
-			if !Releasable(got, tc.dueAt) {
-				t.Errorf("Releasable(%v, %v) = false, want true", got, tc.dueAt)
+			if !releasable(got, tc.dueAt) {
+				t.Errorf("releasable(%v, %v) = false, want true", got, tc.dueAt)
 			}
-			if before := got.Add(-time.Nanosecond); Releasable(got, before) {
-				t.Errorf("Releasable(%v, %v) = true one instant before release", got, before)
+			if before := got.Add(-time.Nanosecond); releasable(got, before) {
+				t.Errorf("releasable(%v, %v) = true one instant before release", got, before)
 			}
 		})
 	}
 }
 
-// TestReleasable checks the boundary of D14: releaseAt ≤ now.
+// TestReleasable checks the boundary of docs/rules.md#d14: releaseAt ≤ now.
 func TestReleasable(t *testing.T) {
 	t.Parallel()
 	at := date(2026, time.April, 1, 12, 0, 0)
@@ -82,8 +82,8 @@ func TestReleasable(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := Releasable(at, tc.now); got != tc.want {
-				t.Errorf("Releasable(%v, %v) = %v, want %v", at, tc.now, got, tc.want)
+			if got := releasable(at, tc.now); got != tc.want {
+				t.Errorf("releasable(%v, %v) = %v, want %v", at, tc.now, got, tc.want)
 			}
 		})
 	}

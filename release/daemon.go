@@ -45,7 +45,7 @@ func NewDaemon(r *Releaser, spec string, now func() time.Time, logger *slog.Logg
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	d.c = cron.New(cron.WithParser(cronParser), cron.WithLocation(time.UTC), cron.WithLogger(cl),
 		// SkipIfStillRunning outermost, Recover inside it: the other order leaks the skip token
-		// on a panic and the job never runs again (robfig/cron#366, DEPENDENCIES §4).
+		// on a panic and the job never runs again (robfig/cron#366, docs/architecture.md#release-daemon).
 		cron.WithChain(cron.SkipIfStillRunning(cl), cron.Recover(cl)))
 	var err error
 	if d.id, err = d.c.AddFunc(spec, d.run); err != nil {

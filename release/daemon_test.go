@@ -97,7 +97,7 @@ func TestDaemon(t *testing.T) {
 	if err := d.Stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	st, err := readState(a.dir)
+	st, err := readStatus(a.dir)
 	if err != nil || !st.LastPass.Equal(now) {
 		t.Errorf("state.json last_pass = %v (%v), want the injected now %v", st.LastPass, err, now)
 	}
@@ -139,7 +139,7 @@ func TestDaemonStopWaitsForPass(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
-	if st, err := readState(a.dir); err != nil || st.Generation == 0 {
+	if st, err := readStatus(a.dir); err != nil || st.Generation == 0 {
 		t.Errorf("Stop returned before the running pass committed: state %+v, %v", st, err)
 	}
 	mustVerify(t, a.dir)

@@ -23,7 +23,7 @@ type journal struct {
 	Marks   []store.Mark  `json:"marks"`    // index state changes
 	LogSize int64         `json:"log_size"` // release-log.jsonl's size before this commit
 	Log     string        `json:"log"`      // the lines this commit appends to it
-	State   public.State  `json:"state"`    // the new state.json
+	State   public.Status `json:"state"`    // the new state.json
 }
 
 // journalFile is one rename of a commit: Tmp relative to the data directory, Public relative to public/.
@@ -112,7 +112,7 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		}
 	}
 	crashPoint("marked")
-	sb, err := public.MarshalState(j.State)
+	sb, err := public.MarshalStatus(j.State)
 	if err != nil {
 		return fmt.Errorf("release: %w", err)
 	}

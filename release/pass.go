@@ -81,7 +81,7 @@ type pass struct {
 	r       *Releaser
 	ix      *store.Index
 	now     time.Time
-	state   public.State // state.json as of the last commit
+	state   public.Status // state.json as of the last commit
 	next    *time.Time
 	logSize int64
 	serial  map[string]int // next serial per file prefix
@@ -106,7 +106,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	}
 	p := &pass{r: r, ix: ix, now: now, serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}}
 	defer p.sealed.close()
-	if p.state, err = readState(r.dir); err != nil {
+	if p.state, err = readStatus(r.dir); err != nil {
 		return s, -1, err
 	}
 	if st, err := os.Stat(layout.ReleaseLog(r.dir)); err == nil {
@@ -147,7 +147,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 			if len(batch) == 0 {
 				continue // all held back; the next scan skips them
 			}
-			if err := p.release(ctx, batch); err != nil {
+			if err := p.releaseBatch(ctx, batch); err != nil {
 				return s, -1, err
 			}
 			released += len(batch)

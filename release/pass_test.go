@@ -131,7 +131,7 @@ func TestPublicFiles(t *testing.T) {
 	if err != nil || st.Mode().Perm() != 0o755 {
 		t.Errorf("public/: %v %v, want mode 0755", st.Mode().Perm(), err)
 	}
-	var s public.State
+	var s public.Status
 	b, _ := os.ReadFile(filepath.Join(a.dir, "public", "state.json"))
 	if err := json.Unmarshal(b, &s); err != nil || s.Generation == 0 || !s.LastPass.Equal(now) || s.NextRelease == nil {
 		t.Errorf("state.json = %s (%v)", b, err)

@@ -10,8 +10,8 @@ import (
 	"github.com/archivectl/archivectl/store/layout"
 )
 
-// release copies the members of each capture of batch into new shards and commits them.
-func (p *pass) release(ctx context.Context, batch []store.Entry) error {
+// releaseBatch copies the members of each capture of batch into new shards and commits them.
+func (p *pass) releaseBatch(ctx context.Context, batch []store.Entry) error {
 	return p.publish(ctx, batch, p.copyCapture)
 }
 

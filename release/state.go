@@ -8,9 +8,9 @@ import (
 	"github.com/archivectl/archivectl/store/layout"
 )
 
-// readState reads public/state.json under dataDir; a missing file is the zero State.
-func readState(dataDir string) (public.State, error) {
-	s, err := public.ReadState(os.DirFS(layout.Public(dataDir)))
+// readStatus reads public/state.json under dataDir; a missing file is the zero Status.
+func readStatus(dataDir string) (public.Status, error) {
+	s, err := public.ReadStatus(os.DirFS(layout.Public(dataDir)))
 	if err != nil {
 		return s, fmt.Errorf("release: %w", err)
 	}

@@ -32,7 +32,7 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release verify: %w", err)
 	}
-	if v.state, err = readState(dataDir); err != nil {
+	if v.state, err = readStatus(dataDir); err != nil {
 		return nil, err
 	}
 	if err := v.readLog(); err != nil {
@@ -94,7 +94,7 @@ type logRef struct {
 
 type verifier struct {
 	dir      string
-	state    public.State
+	state    public.Status
 	logged   map[memberKey]logRef
 	released map[string]string      // capture id → the shard that released it
 	entries  map[string]store.Entry // the index entries of every capture the audit log names

@@ -18,8 +18,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// benchPages is real HTML from the Go distribution cut into pages of about 48 KB (the mean page
-// size of DEPENDENCIES §1.6); it falls back to generated text when GOROOT has no docs.
+// benchPages is real HTML from the Go distribution cut into pages of about 48 KB (the size of a
+// typical HTML page); it falls back to generated text when GOROOT has no docs.
 func benchPages(b *testing.B) [][]byte {
 	var pages [][]byte
 	for _, p := range []string{"doc/go_spec.html", "doc/go_mem.html", "doc/asm.html", "src/internal/trace/traceviewer/static/trace_viewer_full.html"} {

@@ -22,6 +22,13 @@ type Capture struct {
 	UsageRobots []string       // robots.txt Content-Usage expressions that applied, raw
 	Usage       []string       // combined preferences per category, e.g. ["train-ai=n", "search=y"]
 	Outlinks    []string       // absolute URLs found in the payload
+
+	// Provenance, "" when it does not apply (the metadata record then has no such field).
+	RequisiteOf    string // a page requisite: the URL of the page (or stylesheet) that embeds it
+	RequisiteOfID  string // the capture id of that page, when it was sealed
+	Sitemap        string // a page listed in a sitemap: the sitemap's URL
+	SitemapLastmod string // that sitemap's lastmod for the page, as written
+	EmbargoSource  string // what set Period when response headers may: "robots.txt" or "header"
 }
 
 // Location is where one record's gzip member lies: a file name (relative to its repository
@@ -32,18 +39,18 @@ type Location struct {
 	Length int64  `json:"length"`
 }
 
-// State is where a capture stands on its way to the public.
-type State uint8
+// CaptureState is where a capture stands on its way to the public.
+type CaptureState uint8
 
 // The states of a capture.
 const (
-	Sealed     State = iota // only in the sealed repository
-	Tombstoned              // a public tombstone exists; the body is still sealed
-	Released                // its records are byte-copied into a public shard
+	Sealed     CaptureState = iota // only in the sealed repository
+	Tombstoned                     // a public tombstone exists; the body is still sealed
+	Released                       // its records are byte-copied into a public shard
 )
 
 // String names the state.
-func (s State) String() string {
+func (s CaptureState) String() string {
 	switch s {
 	case Sealed:
 		return "sealed"
@@ -78,13 +85,13 @@ type Entry struct {
 	Request       Location       `json:"request"`
 	Response      Location       `json:"response"`
 	Metadata      Location       `json:"metadata"`
-	State         State          `json:"state"`
+	State         CaptureState   `json:"state"`
 	Public        Location       `json:"public,omitzero"` // the released response record or the tombstone, relative to public/
 }
 
 // Mark records that a release pass moved a capture to a new state.
 type Mark struct {
 	ID     string
-	State  State
+	State  CaptureState
 	Public Location
 }

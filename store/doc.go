@@ -22,7 +22,7 @@
 //
 // Revisits. A capture whose (SURT, payload digest) was captured before is written as a revisit
 // (profile http://netpreserve.org/warc/1.1/revisit/identical-payload-digest, WARC-Refers-To the
-// first capture, fresh record id); its first seen is the original's (SPEC D7) and its release
+// first capture, fresh record id); its first seen is the original's (docs/rules.md#d7) and its release
 // time is never earlier than the original's. A truncated capture is never a revisit.
 //
 // Durability. Seal writes a batch's members, syncs the WARC file, then commits the batch's index

@@ -245,10 +245,10 @@ func lookupFirstSeen(tx *bolt.Tx, surt, digest string) (firstSeen, bool, error) 
 	return fs, true, nil
 }
 
-func countKey(s State) []byte { return []byte("count/" + s.String()) }
+func countKey(s CaptureState) []byte { return []byte("count/" + s.String()) }
 
 // addCount adjusts the number of captures in state s.
-func addCount(tx *bolt.Tx, s State, d int64) error {
+func addCount(tx *bolt.Tx, s CaptureState, d int64) error {
 	b := tx.Bucket(bucketMeta)
 	var n int64
 	if v := b.Get(countKey(s)); len(v) == 8 {
@@ -259,7 +259,7 @@ func addCount(tx *bolt.Tx, s State, d int64) error {
 	return b.Put(countKey(s), v)
 }
 
-func getCount(tx *bolt.Tx, s State) int {
+func getCount(tx *bolt.Tx, s CaptureState) int {
 	if v := tx.Bucket(bucketMeta).Get(countKey(s)); len(v) == 8 {
 		return int(binary.BigEndian.Uint64(v))
 	}

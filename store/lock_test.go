@@ -69,7 +69,7 @@ func TestLockTimeout(t *testing.T) {
 			return err
 		}, 0},
 		{"reindex is refused while a writer runs", "store", func(dir string) error {
-			_, err := ReindexReport(t.Context(), dir)
+			_, err := Reindex(t.Context(), dir)
 			return err
 		}, 0},
 	}

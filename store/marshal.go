@@ -12,7 +12,7 @@ import (
 // values left out), Content-Type, WARC-Block-Digest and WARC-Payload-Digest (both the SHA-256 of
 // the whole block) and Content-Length. The releaser's own records (warcinfo, metadata) are small
 // and fully determined by their inputs, so it writes them directly rather than through gowarc's
-// builder (whose constructors race on a global of google/uuid, DEPENDENCIES §1.6); every reader,
+// builder (whose constructors race on a global of google/uuid, docs/architecture.md#gowarc-uuid-race); every reader,
 // gowarc's strict one included, reads them back.
 func MarshalRecord(typ, id string, date time.Time, ctype string, block []byte, fields ...[2]string) ([]byte, error) {
 	var b bytes.Buffer

@@ -13,7 +13,7 @@ const metadataFormat = "archivectl-capture-facts/1"
 
 // facts is the body of a capture's metadata record (Content-Type application/json, WARC-Concurrent-To
 // the response or revisit). With the response and request records it is everything Reindex needs to
-// rebuild the capture's index entry: the embargo facts are fixed at capture time (SPEC D13) and are
+// rebuild the capture's index entry: the embargo facts are fixed at capture time (docs/rules.md#d13) and are
 // read back, never recomputed.
 type facts struct {
 	Format       string         `json:"format"`                  // metadataFormat
@@ -31,6 +31,13 @@ type facts struct {
 	Usage        []string       `json:"usage,omitempty"`         // combined preferences
 	Truncated    string         `json:"truncated,omitempty"`     // WARC-Truncated reason of the response
 	Outlinks     []string       `json:"outlinks,omitempty"`      // absolute URLs found in the payload
+
+	// Added later, absent from older records and from captures they do not apply to.
+	RequisiteOf    string `json:"requisite_of,omitempty"`    // URL of the page (or stylesheet) this requisite is embedded in
+	RequisiteOfID  string `json:"requisite_of_id,omitempty"` // capture id of that page
+	Sitemap        string `json:"sitemap,omitempty"`         // URL of the sitemap that listed this page
+	SitemapLastmod string `json:"sitemap_lastmod,omitempty"` // that sitemap's lastmod for it, as written
+	EmbargoSource  string `json:"embargo_source,omitempty"`  // what set the period: "robots.txt" or "header" (the Archive-Embargo response field)
 }
 
 func (f facts) encode() ([]byte, error) {

@@ -18,7 +18,7 @@ import (
 )
 
 // gowarcMu serialises gowarc's option constructors: each one writes a package global of
-// google/uuid (uuid.EnableRandPool) that uuid.New reads, which -race reports (DEPENDENCIES §1.6).
+// google/uuid (uuid.EnableRandPool) that uuid.New reads, which -race reports (docs/architecture.md#gowarc-uuid-race).
 // Record ids come from newRecordID, so Build never reads that global and runs in parallel.
 var gowarcMu sync.Mutex
 

@@ -18,19 +18,13 @@ import (
 // reindexBatch is how many entries Reindex puts per transaction.
 const reindexBatch = 1000
 
-// Reindex rebuilds dataDir/index.db from the sealed WARC files alone (see ReindexReport).
-func Reindex(ctx context.Context, dataDir string) error {
-	_, err := ReindexReport(ctx, dataDir)
-	return err
-}
-
-// ReindexReport rebuilds dataDir/index.db from the sealed WARC files alone: every complete capture
+// Reindex rebuilds dataDir/index.db from the sealed WARC files alone: every complete capture
 // (request, response or revisit, metadata) in the valid part of every file is indexed with the facts
 // its records carry, so the due order is the one Seal produced. Release states cannot come from the
 // sealed files; they are carried over from the old index when it can be read, and otherwise every
 // capture starts Sealed. It holds the store's writer lock, builds index.db.reindex and renames it
 // over index.db. It returns what it skipped: bad records, incomplete captures.
-func ReindexReport(ctx context.Context, dataDir string) ([]Problem, error) {
+func Reindex(ctx context.Context, dataDir string) ([]Problem, error) {
 	lock, err := lockfile.Acquire(layout.SealedLock(dataDir), 0)
 	if err != nil {
 		return nil, err

@@ -128,7 +128,7 @@ func TestReindex(t *testing.T) {
 			if tc.dropIndex {
 				os.Remove(path)
 			}
-			ps, err := ReindexReport(context.Background(), dir)
+			ps, err := Reindex(context.Background(), dir)
 			if err != nil || len(ps) != 0 {
 				t.Fatalf("reindex: %v %v", ps, err)
 			}
@@ -155,7 +155,7 @@ func TestReindexTornOpenFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, layout.IndexFile))
-	ps, err := ReindexReport(context.Background(), dir)
+	ps, err := Reindex(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,7 +242,8 @@ func (b *batch) firstSeen(surt, digest string) (firstSeen, Entry, bool, error) {
 	return fs, e, true, nil
 }
 
-// decide fixes the capture's first seen, release time and whether it is a revisit (SPEC §2.10, D7, D13).
+// decide fixes the capture's first seen, release time and whether it is a revisit
+// (docs/rules.md#release-time, docs/rules.md#d7, docs/rules.md#d13).
 func (s *Store) decide(b *batch, p *sealing) error {
 	e := &p.e
 	fs, orig, found, err := b.firstSeen(e.SURT, e.PayloadDigest)
@@ -294,6 +295,8 @@ func (s *Store) encode(p *sealing) error {
 		Capture: e.ID, URL: c.URL, Period: e.Period, Rule: c.Rule, LastModified: e.LastModified,
 		FirstSeen: e.FirstSeen, ReleaseAt: e.ReleaseAt, Robots: c.Robots, RobotsID: c.RobotsID,
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, Truncated: c.Truncated, Outlinks: c.Outlinks,
+		RequisiteOf: c.RequisiteOf, RequisiteOfID: c.RequisiteOfID, Sitemap: c.Sitemap, SitemapLastmod: c.SitemapLastmod,
+		EmbargoSource: c.EmbargoSource,
 	}.encode()
 	if err != nil {
 		return err

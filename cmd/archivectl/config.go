@@ -37,6 +37,14 @@ type CrawlConfig struct {
 	RobotsUnreachableDays int           `yaml:"robots_unreachable_days"` // 0 = keep disallowing an unreachable origin without a cached robots.txt
 	MaxRetryAfter         time.Duration `yaml:"max_retry_after"`         // longest Retry-After honoured; an origin asking more is skipped
 	RetryBackoff          time.Duration `yaml:"retry_backoff"`           // first wait after a network error, doubled at each retry
+
+	Scope         string            `yaml:"scope"`          // origin, host, domain or prefix: the scope of a seed line that names none
+	Include       []string          `yaml:"include"`        // URL patterns (robots.txt syntax) of which a page must match one; none: every page
+	Exclude       []string          `yaml:"exclude"`        // URL patterns that no page nor requisite may match
+	NoRequisites  bool              `yaml:"no_requisites"`  // fetch no embedded resource outside the scope or the depth
+	Sitemaps      string            `yaml:"sitemaps"`       // robots, all or off
+	HeaderEmbargo bool              `yaml:"header_embargo"` // let an Archive-Embargo response field lengthen an embargo (a proposal)
+	Resolve       map[string]string `yaml:"resolve"`        // host name → IP address dialled without a lookup
 }
 
 // StoreConfig holds the sealed repository's options.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
@@ -21,7 +22,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--data DIR] [--config FILE] SEEDS")
+		fmt.Fprintln(stderr, "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--data DIR] [--config FILE] SEEDS")
 		fs.PrintDefaults()
 	}
 	var common commonFlags
@@ -32,6 +33,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	maxPages := fs.Int("max-pages", 0, "stop after N pages (0: no limit)")
 	maxDepth := fs.Int("max-depth", 0, "follow links at most N deep from a seed (0: no limit)")
 	verbose := fs.Bool("v", false, "log every decision, not only notable events")
+	rf := registerReachFlags(fs)
 	var positional []string
 	for rest := args; ; {
 		if err := fs.Parse(rest); err != nil {
@@ -73,6 +75,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if set["max-depth"] {
 		cc.MaxDepth = *maxDepth
 	}
+	rf.apply(set, &cc)
 	switch {
 	case !robots.ValidAgent(cc.Agent):
 		fmt.Fprintf(stderr, "archivectl crawl: --agent %q is not a product token: use letters, '-' and '_' only\n", cc.Agent)
@@ -90,7 +93,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "archivectl crawl: cannot read the seeds file: %v\n", err)
 		return 2
 	}
-	seeds, err := crawler.ParseSeeds(f)
+	seeds, err := crawler.ReadSeeds(f)
 	f.Close()
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: %s: %v\n", positional[0], err)
@@ -100,18 +103,9 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "archivectl crawl: %s lists no URL: add one absolute http(s) URL a line\n", positional[0])
 		return 2
 	}
-	if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
-		fmt.Fprintf(stderr, "archivectl crawl: cannot create the data directory: %v\n", err)
-		return 1
-	}
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	prog := newProgress(stderr, isTerminal(stderr))
-	sum, err := crawlStore(ctx, crawler.Config{
+	ccfg := crawler.Config{
 		DataDir:               cfg.Data,
-		Seeds:                 seeds,
+		ScopedSeeds:           seeds,
 		Agent:                 cc.Agent,
 		UserAgent:             cc.UserAgent,
 		Delay:                 cc.Delay,
@@ -125,9 +119,23 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Retries:               cc.Retries,
 		RetryBackoff:          cc.RetryBackoff,
 		RobotsUnreachableDays: cc.RobotsUnreachableDays,
-		Log:                   slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level})),
-		Progress:              prog,
-	}, store.Options{
+	}
+	if err := reachConfig(cc, &ccfg); err != nil {
+		fmt.Fprintf(stderr, "archivectl crawl: %v\n", strings.ReplaceAll(err.Error(), "\n", "; "))
+		return 2
+	}
+	if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
+		fmt.Fprintf(stderr, "archivectl crawl: cannot create the data directory: %v\n", err)
+		return 1
+	}
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	prog := newProgress(stderr, isTerminal(stderr))
+	ccfg.Log = slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level}))
+	ccfg.Progress = prog
+	sum, err := crawlStore(ctx, ccfg, store.Options{
 		Software:     "archivectl",
 		Operator:     cfg.Operator,
 		Contact:      cfg.Contact,

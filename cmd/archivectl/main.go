@@ -21,6 +21,7 @@ var commands = map[string]command{
 	"serve":   runServe,
 	"robots":  runRobots,
 	"verify":  runVerify,
+	"export":  runExport,
 	"demo":    runDemo,
 	"version": runVersion,
 }

@@ -25,7 +25,7 @@ used for every URL; without it /robots.txt is fetched from each URL's origin.
 flags:
 `
 
-// robotsResult is one line of output: the contract fields first (DESIGN §5), then the extras.
+// robotsResult is one line of output: the contract fields first (docs/formats.md#robots-json), then the extras.
 type robotsResult struct {
 	URL          string            `json:"url"`
 	Allowed      bool              `json:"allowed"`
@@ -92,15 +92,15 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 	}
 
-	var rulesFor func(origin string) (*robots.Robots, error)
+	var rulesFor func(origin string) (*robots.File, error)
 	if *file != "" {
 		p, err := readRobotsFile(*file, stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
 			return 2
 		}
-		r := &robots.Robots{Availability: robots.Available, Policy: p, Reason: "read from " + *file}
-		rulesFor = func(string) (*robots.Robots, error) { return r, nil }
+		r := &robots.File{Availability: robots.Available, Policy: p, Reason: "read from " + *file}
+		rulesFor = func(string) (*robots.File, error) { return r, nil }
 	} else {
 		ua := cfg.Crawl.UserAgent
 		if ua == "" {
@@ -108,7 +108,7 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 		client := &http.Client{Timeout: cfg.Crawl.Timeout}
 		cache := robots.NewCache(robots.HTTPFetch(client, ua), time.Now, robots.CacheOptions{})
-		rulesFor = func(origin string) (*robots.Robots, error) {
+		rulesFor = func(origin string) (*robots.File, error) {
 			r, _, err := cache.Get(ctx, origin)
 			return r, err
 		}
@@ -190,7 +190,7 @@ func readRobotsFile(name string, stdin io.Reader) (*robots.Policy, error) {
 }
 
 // robotsOutput is the output line for one URL: the decision d of r.
-func robotsOutput(t robots.Target, d robots.Decision, r *robots.Robots) robotsResult {
+func robotsOutput(t robots.Target, d robots.Decision, r *robots.File) robotsResult {
 	res := robotsResult{
 		URL:          t.Raw,
 		Allowed:      d.Allowed,

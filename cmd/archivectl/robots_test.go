@@ -226,7 +226,7 @@ func TestRobotsBinary(t *testing.T) {
 	}
 }
 
-// TestRobotsCommandSpec runs every case T1–T121 of SPEC §6.2 through the command.
+// TestRobotsCommandSpec runs every case T1–T121 of docs/rules.md#conformance-evaluation through the command.
 func TestRobotsCommandSpec(t *testing.T) {
 	t.Parallel()
 	raw, err := os.ReadFile("../../crawler/robots/testdata/spec_cases.json")
@@ -278,7 +278,7 @@ func TestRobotsCommandSpec(t *testing.T) {
 	}
 }
 
-// specUsage turns the spec's "train-ai=allow, search=disallow" into the command's usage object.
+// specUsage turns the conformance table's "train-ai=allow, search=disallow" into the command's usage object.
 func specUsage(s string) map[string]string {
 	if s == "N/A" {
 		return nil

@@ -49,7 +49,7 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	if *reindex {
 		start := time.Now()
-		skipped, err := store.ReindexReport(ctx, cfg.Data)
+		skipped, err := store.Reindex(ctx, cfg.Data)
 		if err != nil {
 			fmt.Fprintf(stderr, "archivectl verify: reindex: %v\n", err)
 			return 1

@@ -1,6 +1,6 @@
 package aipref
 
-// Combine merges several statements per category (vocab-08 §5.1, D16): any Disallow gives
+// Combine merges several statements per category (vocab-08 §5.1, docs/rules.md#d16): any Disallow gives
 // Disallow; otherwise any Allow gives Allow; otherwise the category stays unknown.
 func Combine(ps ...Prefs) Prefs {
 	out := Prefs{}

@@ -33,8 +33,8 @@ func TestCombine(t *testing.T) {
 	}
 }
 
-// TestCombineHeaderAndRobots runs SPEC §6.4: the header's statement and the robots.txt rule's
-// statement are parsed separately and combined (D16).
+// TestCombineHeaderAndRobots runs docs/rules.md#conformance-combining: the header's statement and the robots.txt rule's
+// statement are parsed separately and combined (docs/rules.md#d16).
 func TestCombineHeaderAndRobots(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -12,7 +12,7 @@ import (
 var errNonASCII = errors.New("non-ASCII byte")
 
 // Parse reads one preference statement (vocab-08 §6.5): SP and HTAB around it are stripped
-// first (D9), then it must be an RFC 9651 Dictionary. On failure every category is unknown:
+// first (docs/rules.md#d9), then it must be an RFC 9651 Dictionary. On failure every category is unknown:
 // the result is empty and the error says why. Unknown labels and all parameters are ignored.
 func Parse(statement string) (Prefs, error) {
 	return parse(strings.Trim(statement, " \t"))

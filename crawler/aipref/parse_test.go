@@ -24,7 +24,7 @@ func prefs(trainAI, aiUse, search Value) Prefs {
 	return p
 }
 
-// TestParseStatements runs SPEC §6.3: the input is the byte string handed to the SF parser.
+// TestParseStatements runs docs/rules.md#conformance-preferences: the input is the byte string handed to the SF parser.
 func TestParseStatements(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -83,7 +83,7 @@ func TestParseStatements(t *testing.T) {
 	}
 }
 
-// TestParseStripsWhitespace checks D9: Parse strips SP and HTAB before the SF parser sees the statement.
+// TestParseStripsWhitespace checks docs/rules.md#d9: Parse strips SP and HTAB before the SF parser sees the statement.
 func TestParseStripsWhitespace(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -92,7 +92,7 @@ func TestParseStripsWhitespace(t *testing.T) {
 		want    Prefs
 		wantErr bool
 	}{
-		{"T152 leading HTAB stripped (D9)", "\ttrain-ai=n", Prefs{TrainAI: n}, false},
+		{"T152 leading HTAB stripped (docs/rules.md#d9)", "\ttrain-ai=n", Prefs{TrainAI: n}, false},
 		{"T143 SP around", " train-ai=n ", Prefs{TrainAI: n}, false},
 		{"trailing HTAB stripped", "search=y\t", Prefs{Search: y}, false},
 		{"only whitespace is empty", " \t \t", Prefs{}, false},
@@ -113,7 +113,8 @@ func TestParseStripsWhitespace(t *testing.T) {
 	}
 }
 
-// TestParseHeader checks that field lines are joined into one Dictionary (RFC 9651 §4.2, SPEC §5.4).
+// TestParseHeader checks that field lines are joined into one Dictionary (RFC 9651 §4.2,
+// docs/rules.md#header-field-lines).
 func TestParseHeader(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -122,9 +122,13 @@ func GzipBomb(n int) http.Handler {
 	})
 }
 
-// bomb is a gzip stream of n bytes: an HTML start, then 1 MiB members of zeros, repeated
-// (a gzip stream may hold many members; readers join them).
-func bomb(n int) []byte {
+// bomb is a gzip stream of n bytes: an HTML start, then zeros.
+func bomb(n int) []byte { return GzipFill("<html><body>", 0, n) }
+
+// GzipFill is a small gzip stream that inflates to head and then n bytes of fill: head's
+// member, then one 1 MiB member of fill repeated (a gzip stream may hold many members;
+// readers join them). 1 GiB of fill costs about 1 MB.
+func GzipFill(head string, fill byte, n int) []byte {
 	member := func(p []byte) []byte {
 		var b bytes.Buffer
 		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
@@ -132,10 +136,10 @@ func bomb(n int) []byte {
 		zw.Close()
 		return b.Bytes()
 	}
-	out := member([]byte("<html><body>"))
-	zeros := member(make([]byte, 1<<20))
+	out := member([]byte(head))
+	mib := member(bytes.Repeat([]byte{fill}, 1<<20))
 	for i := 0; i < n; i += 1 << 20 {
-		out = append(out, zeros...)
+		out = append(out, mib...)
 	}
 	return out
 }

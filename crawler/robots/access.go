@@ -11,7 +11,7 @@ type accessRule struct {
 	pat   pattern
 }
 
-// addAccess files an allow, disallow or embargo-allow line; an empty pattern matches nothing (D3).
+// addAccess files an allow, disallow or embargo-allow line; an empty pattern matches nothing (docs/rules.md#d3).
 func addAccess(p *Policy, group int32, r Record) {
 	if r.Value != "" {
 		p.access = append(p.access, accessRule{group: group, kind: r.Key, line: int32(r.Line), raw: r.Value, pat: compilePattern(r.Value)})
@@ -27,7 +27,7 @@ func (p *Policy) bestRule(list []int32, path string, best *accessRule) *accessRu
 }
 
 // consider returns rule i if it matches path and beats best, else best. The winner is the
-// longest pattern; on equal length an allow-type rule beats a disallow (D2); then the earlier line.
+// longest pattern; on equal length an allow-type rule beats a disallow (docs/rules.md#d2); then the earlier line.
 func (p *Policy) consider(i int32, path string, best *accessRule) *accessRule {
 	r := &p.access[i]
 	if best != nil && !r.beats(best) {

@@ -18,7 +18,7 @@ func agentPrefix(s string) int {
 	return len(s)
 }
 
-// agentValue reads a user-agent value (D5): global is true for "*", alone or followed by
+// agentValue reads a user-agent value (docs/rules.md#d5): global is true for "*", alone or followed by
 // whitespace; otherwise token is the leading run of [A-Za-z_-] ("ExampleBot/1.0" gives
 // "ExampleBot"), empty when there is none, and an empty token matches no crawler.
 func agentValue(v string) (token string, global bool) {

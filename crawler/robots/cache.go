@@ -12,21 +12,21 @@ import (
 )
 
 // MaxRedirects is how many consecutive redirects a robots.txt fetch follows; one more makes
-// the file unavailable (RFC 9309 §2.3.1.2, D10).
+// the file unavailable (RFC 9309 §2.3.1.2, docs/rules.md#d10).
 const MaxRedirects = 5
 
 // CacheOptions tune a Cache; zero fields take the defaults.
 type CacheOptions struct {
 	MaxTTL   time.Duration // longest use of a fetched copy (default and ceiling 24 h, RFC 9309 §2.4)
-	MinTTL   time.Duration // floor for no-store, no-cache or max-age=0 (default 60 s, D22)
+	MinTTL   time.Duration // floor for no-store, no-cache or max-age=0 (default 60 s, docs/rules.md#d22)
 	RetryTTL time.Duration // how long an unreachable result stands before the next attempt (default 5 min; Retry-After may lengthen it)
 	// UnreachableAllowAfter treats an origin unreachable for this long, with no cached copy,
-	// as unavailable (allow all). Zero keeps disallowing (D10).
+	// as unavailable (allow all). Zero keeps disallowing (docs/rules.md#d10).
 	UnreachableAllowAfter time.Duration
 	Limit                 int64 // body bytes read per exchange (default MaxBytes+1, so that a cut line can be told apart)
 }
 
-// Cache holds the robots.txt of each origin for its time to live (D22); safe for concurrent use.
+// Cache holds the robots.txt of each origin for its time to live (docs/rules.md#d22); safe for concurrent use.
 // One fetch per origin runs at a time; concurrent callers wait for it.
 type Cache struct {
 	fetch FetchFunc
@@ -40,15 +40,15 @@ type Cache struct {
 // entry is the cache state of one origin.
 type entry struct {
 	sem         chan struct{} // one slot, held while an origin's state is read or fetched
-	cur         *Robots       // the result in force
-	good        *Robots       // the last Available result, used while unreachable
+	cur         *File         // the result in force
+	good        *File         // the last Available result, used while unreachable
 	unreachable time.Time     // start of the current unreachable spell; zero when reachable
 	validators  Validators    // of the good copy, for a conditional refetch
 }
 
 // Validators are the cache validators of the robots.txt copy a Cache holds. The Cache hands
 // them to its FetchFunc through the context; a FetchFunc that sends them as If-None-Match and
-// If-Modified-Since (as HTTPFetch does) lets an unchanged file cost a 304 (D22).
+// If-Modified-Since (as HTTPFetch does) lets an unchanged file cost a 304 (docs/rules.md#d22).
 type Validators struct {
 	ETag         string
 	LastModified string
@@ -86,7 +86,7 @@ func NewCache(fetch FetchFunc, now func() time.Time, opts CacheOptions) *Cache {
 // Get returns the robots.txt in force for origin ("scheme://host[:port]"), fetching it when the
 // cached copy has expired. fresh reports that this call fetched it: the caller archives r.Hops
 // then. err is only ever the context's error.
-func (c *Cache) Get(ctx context.Context, origin string) (r *Robots, fresh bool, err error) {
+func (c *Cache) Get(ctx context.Context, origin string) (r *File, fresh bool, err error) {
 	origin = strings.TrimSuffix(origin, "/")
 	c.mu.Lock()
 	e := c.origins[origin]
@@ -115,9 +115,9 @@ func (c *Cache) Get(ctx context.Context, origin string) (r *Robots, fresh bool, 
 }
 
 // refresh fetches origin's robots.txt, following redirects, and applies the status rules of
-// RFC 9309 §2.3.1 with D10.
-func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.Time) (*Robots, error) {
-	r := &Robots{Origin: origin, FetchedAt: now}
+// RFC 9309 §2.3.1 with docs/rules.md#d10.
+func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.Time) (*File, error) {
+	r := &File{Origin: origin, FetchedAt: now}
 	target := origin + "/robots.txt"
 	fctx := ctx
 	if e.good != nil && e.validators != (Validators{}) {
@@ -183,15 +183,15 @@ func redirectTarget(f *Fetched) (next, reason string) {
 }
 
 // available settles r as Available or Unavailable with the response's time to live.
-func (c *Cache) available(r *Robots, e *entry, now time.Time, a Availability, h http.Header, reason string) *Robots {
+func (c *Cache) available(r *File, e *entry, now time.Time, a Availability, h http.Header, reason string) *File {
 	r.Availability, r.Reason = a, reason
 	r.Expires = now.Add(c.ttl(h, now))
 	e.unreachable = time.Time{}
 	return r
 }
 
-// unreachable settles r as Unreachable, using the last good copy when there is one (D10).
-func (c *Cache) unreachable(r *Robots, e *entry, now time.Time, h http.Header, reason string) *Robots {
+// unreachable settles r as Unreachable, using the last good copy when there is one (docs/rules.md#d10).
+func (c *Cache) unreachable(r *File, e *entry, now time.Time, h http.Header, reason string) *File {
 	r.Availability, r.Reason = Unreachable, reason
 	if e.unreachable.IsZero() {
 		e.unreachable = now
@@ -212,7 +212,7 @@ func (c *Cache) unreachable(r *Robots, e *entry, now time.Time, h http.Header, r
 	return r
 }
 
-// ttl is min(MaxTTL, the HTTP freshness lifetime) with the MinTTL floor (D22).
+// ttl is min(MaxTTL, the HTTP freshness lifetime) with the MinTTL floor (docs/rules.md#d22).
 func (c *Cache) ttl(h http.Header, now time.Time) time.Duration {
 	d, ok := freshness(h, now)
 	if !ok {

@@ -74,7 +74,7 @@ func redirects(n int, final func(w http.ResponseWriter, r *http.Request)) func(w
 	}
 }
 
-func evalPath(r *Robots, path string) bool {
+func evalPath(r *File, path string) bool {
 	u, err := url.Parse(r.Origin + path)
 	if err != nil {
 		panic(err)
@@ -354,7 +354,7 @@ func TestOriginAndPathQuery(t *testing.T) {
 
 func TestRobotsEvaluateURL(t *testing.T) {
 	t.Parallel()
-	r := &Robots{Availability: Available, Policy: NewPolicy([]byte("User-agent: *\nDisallow: /a|b\nDisallow: /ツ\nDisallow: /q?x=%e2\n"))}
+	r := &File{Availability: Available, Policy: NewPolicy([]byte("User-agent: *\nDisallow: /a|b\nDisallow: /ツ\nDisallow: /q?x=%e2\n"))}
 	for _, raw := range []string{"https://a.example/a|b", "https://a.example/a%7cb", "https://a.example/%E3%83%84", "https://a.example/ツ/x", "https://a.example/q?x=%E2"} {
 		u, err := url.Parse(raw)
 		if err != nil {
@@ -366,7 +366,7 @@ func TestRobotsEvaluateURL(t *testing.T) {
 	}
 	for a, want := range map[Availability]bool{Unavailable: true, Unreachable: false} {
 		u, _ := url.Parse("https://a.example/x")
-		if got := (&Robots{Availability: a}).Evaluate("archivectl", u).Allowed; got != want {
+		if got := (&File{Availability: a}).Evaluate("archivectl", u).Allowed; got != want {
 			t.Errorf("%v: allowed = %v, want %v", a, got, want)
 		}
 	}

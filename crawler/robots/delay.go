@@ -8,14 +8,14 @@ type delayRule struct {
 	delay time.Duration
 }
 
-// addDelay files a valid crawl-delay line of a group (D19).
+// addDelay files a valid crawl-delay line of a group (docs/rules.md#d19).
 func addDelay(p *Policy, group int32, r Record) {
 	if d, ok := parseDelay(r.Value); ok {
 		p.delays = append(p.delays, delayRule{group: group, delay: d})
 	}
 }
 
-// parseDelay reads a Crawl-delay value: non-negative decimal seconds (D19).
+// parseDelay reads a Crawl-delay value: non-negative decimal seconds (docs/rules.md#d19).
 func parseDelay(v string) (time.Duration, bool) {
 	digits, dot := 0, -1
 	for i := 0; i < len(v); i++ {

@@ -11,15 +11,15 @@ const (
 	KeyUserAgent                 // user-agent: starts or joins a group
 	KeyAllow                     // allow: an access rule
 	KeyDisallow                  // disallow: an access rule
-	KeySitemap                   // sitemap: outside groups (D21)
-	KeyCrawlDelay                // crawl-delay: an other record of the group (D19)
+	KeySitemap                   // sitemap: outside groups (docs/rules.md#d21)
+	KeyCrawlDelay                // crawl-delay: an other record of the group (docs/rules.md#d19)
 	KeyArchiveEmbargo            // archive-embargo: the group's embargo period
 	KeyEmbargoAllow              // embargo-allow: an allow for embargo-honouring crawlers
 	KeyContentUsage              // content-usage: an AI usage preference with an optional path
 )
 
 // keys lists every accepted spelling with its record type: the RFC's and the extensions'
-// keys, and Google's typo list (D20). Keys match case-insensitively and exactly, never by prefix.
+// keys, and Google's typo list (docs/rules.md#d20). Keys match case-insensitively and exactly, never by prefix.
 var keys = []struct {
 	name string
 	key  Key
@@ -76,7 +76,7 @@ func (k Key) String() string {
 }
 
 // Rule reports whether the key is a rule in the sense of the ABNF, so that it ends a run of
-// user-agent lines: allow and disallow, and the extensions' rules (D1).
+// user-agent lines: allow and disallow, and the extensions' rules (docs/rules.md#d1).
 func (k Key) Rule() bool {
 	switch k {
 	case KeyAllow, KeyDisallow, KeyArchiveEmbargo, KeyEmbargoAllow, KeyContentUsage:

@@ -28,7 +28,7 @@ type HandlerFunc func(r Record)
 func (f HandlerFunc) HandleRecord(r Record) { f(r) }
 
 // Parse tokenises body and calls h once per line that holds a key and a value. It parses all
-// of body: callers apply the size limit (NewPolicy does, D11). A leading UTF-8 byte order mark,
+// of body: callers apply the size limit (NewPolicy does, docs/rules.md#d11). A leading UTF-8 byte order mark,
 // even a partial one, is skipped; lines end at CR, LF or CRLF; a comment runs from '#' to the
 // end of the line; lines without a key are dropped.
 func Parse(body []byte, h Handler) {
@@ -77,7 +77,7 @@ func indexFrom(s string, from int, c byte) int {
 }
 
 // parseLine splits one line into key and value. A line without ':' is accepted when it has
-// exactly two words, the first being the key (D20).
+// exactly two words, the first being the key (docs/rules.md#d20).
 func parseLine(text string) (Record, bool) {
 	if i := strings.IndexByte(text, '#'); i >= 0 {
 		text = text[:i]

@@ -2,12 +2,12 @@ package robots
 
 import "strings"
 
-// pattern is a compiled path pattern: the normalised pattern (D4) without a final '$', where
+// pattern is a compiled path pattern: the normalised pattern (docs/rules.md#d4) without a final '$', where
 // each '*' is a wildcard and everything else literal.
 type pattern struct {
 	lit      string // normalised pattern without the final '$'
 	star     int32  // index of the first '*' in lit, or -1
-	length   int32  // priority: octets of the normalised pattern, '*' and '$' counting one (D2)
+	length   int32  // priority: octets of the normalised pattern, '*' and '$' counting one (docs/rules.md#d2)
 	anchored bool   // the pattern ended in '$'
 }
 
@@ -69,7 +69,7 @@ func (p *pattern) match(path string) bool {
 	}
 }
 
-// normalize applies the percent-encoding normalisation of RFC 9309 §2.2.2 (D4) to a pattern
+// normalize applies the percent-encoding normalisation of RFC 9309 §2.2.2 (docs/rules.md#d4) to a pattern
 // or to a path-and-query: octets outside printable ASCII, and the unsafe characters that no
 // URI may hold unencoded, are encoded as uppercase %XX, existing
 // %xx get uppercase hex, and %XX standing for an unreserved character is decoded. In a path, a

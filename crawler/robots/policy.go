@@ -11,7 +11,7 @@ import (
 	"github.com/archivectl/archivectl/embargo"
 )
 
-// MaxBytes is how much of a robots.txt body is parsed: exactly the first 500 KiB (D11).
+// MaxBytes is how much of a robots.txt body is parsed: exactly the first 500 KiB (docs/rules.md#d11).
 const MaxBytes = 512000
 
 // Policy is a parsed robots.txt, ready to evaluate; safe for concurrent use.
@@ -30,11 +30,11 @@ type Policy struct {
 
 // group is one group's user-agent lines.
 type group struct {
-	tokens []string // product tokens (D5), never empty strings
+	tokens []string // product tokens (docs/rules.md#d5), never empty strings
 	global bool     // one of its user-agent lines is "*"
 }
 
-// NewPolicy parses the first MaxBytes of body; a line that the limit cuts in half is dropped (D11).
+// NewPolicy parses the first MaxBytes of body; a line that the limit cuts in half is dropped (docs/rules.md#d11).
 func NewPolicy(body []byte) *Policy {
 	if len(body) > MaxBytes {
 		cut := body[:MaxBytes]
@@ -68,7 +68,7 @@ func lastLineEnd(b []byte) int {
 	return -1
 }
 
-// builder forms groups from records (RFC 9309 §2.2.1, D1) and files each rule under its group.
+// builder forms groups from records (RFC 9309 §2.2.1, docs/rules.md#d1) and files each rule under its group.
 type builder struct {
 	p       *Policy
 	cur     int  // index of the current group; -1 before the first user-agent line
@@ -119,7 +119,7 @@ var groupRecords = [...]func(p *Policy, group int32, r Record){
 	KeyCrawlDelay:     addDelay,
 }
 
-// Sitemaps lists every Sitemap value in file order, wherever it stands (D21).
+// Sitemaps lists every Sitemap value in file order, wherever it stands (docs/rules.md#d21).
 func (p *Policy) Sitemaps() []string {
 	if p == nil {
 		return nil
@@ -127,7 +127,7 @@ func (p *Policy) Sitemaps() []string {
 	return p.sitemaps
 }
 
-// selection is the merged group that applies to one agent (RFC 9309 §2.2.1, D12).
+// selection is the merged group that applies to one agent (RFC 9309 §2.2.1, docs/rules.md#d12).
 type selection struct {
 	agent  string       // lowercase
 	access []int32      // indices into Policy.access; nil when index is used
@@ -177,7 +177,7 @@ func (p *Policy) merge(agent string) *selection {
 	s := &selection{agent: agent}
 	for _, e := range p.embargoes {
 		if in[e.group] && e.period > s.period {
-			s.period = e.period // several valid values: the longest (D6)
+			s.period = e.period // several valid values: the longest (docs/rules.md#d6)
 		}
 	}
 	for _, d := range p.delays {
@@ -187,7 +187,7 @@ func (p *Policy) merge(agent string) *selection {
 	}
 	var rules []int32
 	for i, r := range p.access {
-		// Embargo-Allow counts only with a valid Archive-Embargo in the merged group (D12).
+		// Embargo-Allow counts only with a valid Archive-Embargo in the merged group (docs/rules.md#d12).
 		if in[r.group] && (r.kind != KeyEmbargoAllow || s.period != embargo.None) {
 			rules = append(rules, int32(i))
 		}
@@ -237,7 +237,7 @@ type Decision struct {
 	Rule         Rule
 	Period       embargo.Period // embargo.None when no valid Archive-Embargo applies, or not allowed
 	ContentUsage []string       // raw preferences of the longest-matching Content-Usage rule(s), file order; nil when none or not allowed
-	CrawlDelay   time.Duration  // the selected group's Crawl-delay; 0 = none (D19)
+	CrawlDelay   time.Duration  // the selected group's Crawl-delay; 0 = none (docs/rules.md#d19)
 }
 
 // Evaluate decides whether agent may fetch pathQuery (the path plus "?query" as on the request

@@ -112,10 +112,10 @@ func TestAgents(t *testing.T) {
 		{"star with words is global", "User-agent: * foo\nDisallow: /\n", "archivectl", false},
 		{"star prefix yields empty token", "User-agent: *bot\nDisallow: /\n", "archivectl", true},
 		{"empty value still forms a group", "User-agent:\nUser-agent: archivectl\nDisallow: /\n", "archivectl", false},
-		{"digits end the token (D5)", "User-agent: archivectl2\nDisallow: /\n", "archivectl", false},
+		{"digits end the token (docs/rules.md#d5)", "User-agent: archivectl2\nDisallow: /\n", "archivectl", false},
 		{"typo useragent", "useragent: archivectl\nDisallow: /\n", "archivectl", false},
 		{"typo user agent", "user agent: archivectl\nDisallow: /\n", "archivectl", false},
-		{"missing colon (D20)", "User-agent archivectl\nDisallow /\n", "archivectl", false},
+		{"missing colon (docs/rules.md#d20)", "User-agent archivectl\nDisallow /\n", "archivectl", false},
 		{"missing colon, three words ignored", "User-agent archivectl\nDisallow / x\n", "archivectl", true},
 		{"prefix keys are not matched", "User-agent: *\nDisallowed: /\n", "archivectl", true},
 		{"Allowance is not allow", "User-agent: *\nDisallow: /\nAllowance: /\n", "archivectl", false},
@@ -123,7 +123,7 @@ func TestAgents(t *testing.T) {
 		{"empty agent matches no specific group", "User-agent: a\nDisallow: /\n", "", true},
 		{"specific and star in one group", "User-agent: a\nUser-agent: *\nDisallow: /\nUser-agent: archivectl\nAllow: /\n", "a", false},
 		{"unknown line between agents", "User-agent: archivectl\nFoo: bar\nUser-agent: b\nDisallow: /\n", "archivectl", false},
-		{"invalid archive-embargo still a rule (D1)", "User-agent: archivectl\nArchive-Embargo: x\nUser-agent: b\nDisallow: /\n", "archivectl", true},
+		{"invalid archive-embargo still a rule (docs/rules.md#d1)", "User-agent: archivectl\nArchive-Embargo: x\nUser-agent: b\nDisallow: /\n", "archivectl", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -257,7 +257,7 @@ func TestEvaluateDoesNotAllocate(t *testing.T) {
 		fmt.Fprintf(&body, "Disallow: /p%d/*.php$\nAllow: /p%d/a*b\nEmbargo-Allow: /q%d\n", i, i, i)
 	}
 	p := NewPolicy([]byte(body.String()))
-	// Paths already in normal form (D4), as net/url writes them; others are normalised into one new string.
+	// Paths already in normal form (docs/rules.md#d4), as net/url writes them; others are normalised into one new string.
 	paths := []string{"/p7/x.php", "/p7/ab", "/q1/x?y=1", "/other/page.html", "/robots.txt", "/caf%C3%A9"}
 	p.Evaluate("archivectl", "/") // computes the agent's merged group once
 	for _, path := range paths {

@@ -29,8 +29,8 @@ func (a Availability) String() string {
 	return "unknown"
 }
 
-// Robots is the robots.txt in force for one origin.
-type Robots struct {
+// File is the robots.txt in force for one origin.
+type File struct {
 	Origin       string       // scheme://host[:port]
 	Availability Availability // what the last fetch established
 	Policy       *Policy      // nil unless Available (or a cached copy used while unreachable)
@@ -42,14 +42,14 @@ type Robots struct {
 }
 
 // Evaluate decides for a URL on r's origin; see EvaluatePath.
-func (r *Robots) Evaluate(agent string, u *url.URL) Decision {
+func (r *File) Evaluate(agent string, u *url.URL) Decision {
 	return r.EvaluatePath(agent, PathQuery(u))
 }
 
 // EvaluatePath decides for a path-and-query on r's origin. "/robots.txt" is always allowed;
 // otherwise an unavailable file allows everything and an unreachable one without a cached
 // copy disallows everything.
-func (r *Robots) EvaluatePath(agent, pathQuery string) Decision {
+func (r *File) EvaluatePath(agent, pathQuery string) Decision {
 	if r.Policy != nil {
 		return r.Policy.Evaluate(agent, pathQuery)
 	}
@@ -70,7 +70,7 @@ func (r *Robots) EvaluatePath(agent, pathQuery string) Decision {
 
 // PathQuery is the path-and-query of u: the path as it was written when u was parsed (else
 // its escaped form; "/" when empty) and "?query" when there is one; scheme, authority and
-// fragment are dropped. Evaluation normalises it (D4), so the written and the escaped form of
+// fragment are dropped. Evaluation normalises it (docs/rules.md#d4), so the written and the escaped form of
 // a path evaluate alike.
 func PathQuery(u *url.URL) string {
 	p := u.EscapedPath()

@@ -8,7 +8,7 @@ import (
 	"github.com/archivectl/archivectl/embargo"
 )
 
-// Fixtures of SPEC §6.1.
+// Fixtures of docs/rules.md#fixtures.
 const (
 	F1 = "User-Agent: *\nDisallow: *.gif$\nDisallow: /example/\nAllow: /publications/\n\n" +
 		"User-Agent: foobot\nDisallow:/\nAllow:/example/page.html\nAllow:/example/allowed.gif\n\n" +
@@ -23,10 +23,10 @@ const (
 		"User-Agent: ExampleBot\nAllow: /\nContent-Usage: train-ai=y\n"
 )
 
-// PAD is a 512,003-byte comment line (SPEC §6).
+// PAD is a 512,003-byte comment line (docs/rules.md#fixtures).
 var PAD = "# " + strings.Repeat("x", 512000) + "\n"
 
-// specCases are the rows T1–T121 of SPEC §6.2, generated from the table: id, robots.txt,
+// specCases are the rows T1–T121 of docs/rules.md#conformance-evaluation, generated from the table: id, robots.txt,
 // agent, path-and-query, allowed, embargo days, Content-Usage statements, combined result.
 var specCases = []struct {
 	id, body, agent, path string

@@ -10,13 +10,13 @@ import (
 type usageRule struct {
 	group int32
 	line  int32
-	raw   string // the path as written; "" when absent (D8)
+	raw   string // the path as written; "" when absent (docs/rules.md#d8)
 	pat   pattern
-	pref  string // the preference, trimmed (D9)
+	pref  string // the preference, trimmed (docs/rules.md#d9)
 }
 
 // addUsage files a content-usage line (attach-05 §3.2): a value starting with '/' holds a path
-// up to the first SP or HTAB, and the rest, trimmed, is the preference (D9); any other value is
+// up to the first SP or HTAB, and the rest, trimmed, is the preference (docs/rules.md#d9); any other value is
 // all preference.
 func addUsage(p *Policy, group int32, r Record) {
 	u := usageRule{group: group, line: int32(r.Line), pref: r.Value}
@@ -30,7 +30,7 @@ func addUsage(p *Policy, group int32, r Record) {
 	p.usage = append(p.usage, u)
 }
 
-// contentUsage returns the preferences of every longest-matching Content-Usage rule (D8).
+// contentUsage returns the preferences of every longest-matching Content-Usage rule (docs/rules.md#d8).
 func (p *Policy) contentUsage(s *selection, path string) []string {
 	best := int32(-1)
 	for _, i := range s.usage {
@@ -57,7 +57,7 @@ func (p *Policy) contentUsage(s *selection, path string) []string {
 func (d Decision) Usage() aipref.Prefs {
 	ps := make([]aipref.Prefs, 0, len(d.ContentUsage))
 	for _, s := range d.ContentUsage {
-		p, _ := aipref.Parse(s) // an unparseable statement leaves every category unknown (D18)
+		p, _ := aipref.Parse(s) // an unparseable statement leaves every category unknown (docs/rules.md#d18)
 		ps = append(ps, p)
 	}
 	return aipref.Combine(ps...)

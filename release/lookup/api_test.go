@@ -19,7 +19,7 @@ func TestCapturesContract(t *testing.T) {
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		t.Errorf("Content-Type %q", ct)
 	}
-	// The contract's shape, field for field (DESIGN §6): decode into maps to see exactly what is there.
+	// The contract's shape, field for field (docs/formats.md#lookup-api): decode into maps to see exactly what is there.
 	var got struct {
 		URL      string           `json:"url"`
 		Captures []map[string]any `json:"captures"`

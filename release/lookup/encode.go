@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The answer of /api/v1/captures (DESIGN §6, contract), encoded by hand: it is the hot path, and
+// The answer of /api/v1/captures (docs/formats.md#lookup-api, contract), encoded by hand: it is the hot path, and
 // this writes the same JSON as encoding/json would for capturesJSON (TestEncodeMatchesJSON).
 //
 //	{"url": "...", "captures": [{"url", "timestamp", "status", "state", "release_at",

@@ -53,7 +53,7 @@ type index struct {
 	embargoed  int
 	badLines   int
 	generation int64
-	state      public.State
+	state      public.Status
 	loadedIn   time.Duration
 	days       []dayCount       // embargoed captures per release day (UTC), ascending
 	files      map[string]int64 // the CDXJ files read, with their sizes

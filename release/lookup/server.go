@@ -99,7 +99,7 @@ func (s *Server) Refresh() (bool, error) {
 	if st.mod.Equal(s.stamp.mod) && st.size == s.stamp.size && cur.loaded {
 		return false, nil
 	}
-	ps, err := public.ReadState(s.fsys)
+	ps, err := public.ReadStatus(s.fsys)
 	if err != nil {
 		s.metrics.reloads.WithLabelValues("error").Inc()
 		return false, err

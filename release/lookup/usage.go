@@ -6,7 +6,7 @@ import (
 	"github.com/archivectl/archivectl/crawler/aipref"
 )
 
-// categories are the labels this archive knows (SPEC D17), in the vocabulary's order.
+// categories are the labels this archive knows (docs/rules.md#d17), in the vocabulary's order.
 var categories = aipref.Vocabulary()
 
 // usageLine is one category's preference in words.

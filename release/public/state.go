@@ -10,9 +10,9 @@ import (
 	"github.com/archivectl/archivectl/store/layout"
 )
 
-// State is public/state.json: what the last commit made public. The lookup service reloads
+// Status is public/state.json: what the last commit made public. The lookup service reloads
 // the public CDXJ when Generation changes.
-type State struct {
+type Status struct {
 	Generation  int64      `json:"generation"`   // grows by one with every commit
 	LastPass    time.Time  `json:"last_pass"`    // the `now` of the pass that made the last commit
 	NextRelease *time.Time `json:"next_release"` // the earliest release time after LastPass; null when nothing waits
@@ -21,10 +21,10 @@ type State struct {
 	Software    string     `json:"software,omitempty"`
 }
 
-// ReadState reads state.json from the public directory fsys; a missing file is the zero State
+// ReadStatus reads state.json from the public directory fsys; a missing file is the zero Status
 // (generation 0, no pass yet).
-func ReadState(fsys fs.FS) (State, error) {
-	var s State
+func ReadStatus(fsys fs.FS) (Status, error) {
+	var s Status
 	b, err := fs.ReadFile(fsys, layout.StateFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -38,8 +38,8 @@ func ReadState(fsys fs.FS) (State, error) {
 	return s, nil
 }
 
-// MarshalState renders state.json as the releaser writes it: indented, with a final newline.
-func MarshalState(s State) ([]byte, error) {
+// MarshalStatus renders state.json as the releaser writes it: indented, with a final newline.
+func MarshalStatus(s Status) ([]byte, error) {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)

@@ -9,12 +9,12 @@ import (
 	"github.com/archivectl/archivectl/store/layout"
 )
 
-func TestStateRoundTrip(t *testing.T) {
+func TestStatusRoundTrip(t *testing.T) {
 	t.Parallel()
 	next := time.Date(2026, 12, 6, 20, 0, 0, 0, time.UTC)
-	s := State{Generation: 3, LastPass: time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC), NextRelease: &next,
+	s := Status{Generation: 3, LastPass: time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC), NextRelease: &next,
 		Released: 10, Tombstoned: 4, Software: "archivectl-test"}
-	b, err := MarshalState(s)
+	b, err := MarshalStatus(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,11 +28,11 @@ func TestStateRoundTrip(t *testing.T) {
 }
 `
 	if string(b) != want {
-		t.Errorf("MarshalState =\n%s\nwant\n%s", b, want)
+		t.Errorf("MarshalStatus =\n%s\nwant\n%s", b, want)
 	}
-	got, err := ReadState(fstest.MapFS{layout.StateFile: {Data: b}})
+	got, err := ReadStatus(fstest.MapFS{layout.StateFile: {Data: b}})
 	if err != nil || got.Generation != 3 || !got.LastPass.Equal(s.LastPass) || got.NextRelease == nil || !got.NextRelease.Equal(next) {
-		t.Errorf("ReadState = %+v, %v", got, err)
+		t.Errorf("ReadStatus = %+v, %v", got, err)
 	}
 }
 
@@ -51,7 +51,7 @@ func TestReadState(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := ReadState(tc.fsys)
+			s, err := ReadStatus(tc.fsys)
 			switch {
 			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 				t.Errorf("err = %v, want one naming %q", err, tc.wantErr)

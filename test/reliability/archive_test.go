@@ -70,7 +70,7 @@ func memDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-// indexEntries reads every entry of dir's index.db, read-only, in one transaction (DESIGN §3:
+// indexEntries reads every entry of dir's index.db, read-only, in one transaction (docs/formats.md#bucket-captures:
 // the captures bucket maps a capture id to its JSON Entry).
 func indexEntries(t *testing.T, dir string) map[string]store.Entry {
 	t.Helper()
@@ -245,7 +245,8 @@ func (g *generator) next(from, to time.Time) *capture {
 	if c.original != nil {
 		c.firstSeen = c.original.time
 	}
-	// The release rule (SPEC §2.10, D7, D15), computed here from what the generator knows:
+	// The release rule (docs/rules.md#release-time, docs/rules.md#d7, docs/rules.md#d15), computed
+	// here from what the generator knows:
 	// min(Last-Modified, first seen) + period, a future Last-Modified never winning.
 	start := c.firstSeen
 	if !c.lm.IsZero() && c.lm.Before(start) {

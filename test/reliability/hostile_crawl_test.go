@@ -62,7 +62,7 @@ func bounded(limit int64) func(t *testing.T, es []store.Entry, log *requestLog) 
 	}
 }
 
-// undated fails unless every capture's release time ignores its Last-Modified (D15: invalid or future).
+// undated fails unless every capture's release time ignores its Last-Modified (docs/rules.md#d15: invalid or future).
 func undated(t *testing.T, es []store.Entry, log *requestLog) {
 	if len(es) == 0 {
 		t.Errorf("not captured")

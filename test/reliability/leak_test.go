@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,10 +16,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/lookup"
 	"github.com/archivectl/archivectl/store"
@@ -345,4 +351,335 @@ func treeDigest(t *testing.T, dir string) string {
 		h.Write(b)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestNoEarlyPublicationRequisites is the leak property over crawled page requisites: random
+// page origins embed images and stylesheets from random shared CDN origins, whose stylesheets
+// pull fonts and images from others, every origin with a random robots.txt (none, w, m, q, a
+// disallowed path, 503) and random Archive-Embargo response fields and Last-Modified values.
+// The real crawler and store archive it; every capture must carry its own origin's embargo
+// (never its page's); nothing disallowed or on an unreachable origin is requested; then release
+// passes at random and adversarial instants must never publish a body before its time
+// (checkPass, as for TestNoEarlyPublication).
+func TestNoEarlyPublicationRequisites(t *testing.T) {
+	t.Parallel()
+	seed := seedFor(t)
+	trials := 2
+	if campaign() {
+		trials = 10
+	}
+	checked := 0
+	for i := range trials {
+		n := requisiteTrial(t, seed+uint64(i))
+		checked += n
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("leak property: %d crawled webs with cross-origin requisites, %d captures × passes checked, 0 leaks", trials, checked)
+}
+
+// webResource is one file a trial's origin serves.
+type webResource struct {
+	marker, body, ctype string
+	header              string    // Archive-Embargo response field, "" for none
+	lastModified        time.Time // zero: no Last-Modified
+	embeds              []string  // absolute URLs it embeds (a page or a stylesheet)
+	links               []string  // paths on its own origin it links to (a page)
+}
+
+// webOrigin is one origin of a trial, with the policy its robots.txt states.
+type webOrigin struct {
+	srv      *crawlertest.Server
+	robots   string // robots.txt body; "" answers 404
+	down     bool   // robots.txt answers 503: nothing else may be requested
+	period   embargo.Period
+	disallow string // a path prefix robots.txt disallows; "" for none
+	res      map[string]*webResource
+}
+
+// allowed reports whether the origin's robots.txt lets the crawler fetch path.
+func (o *webOrigin) allowed(path string) bool {
+	return !o.down && (o.disallow == "" || !strings.HasPrefix(path, o.disallow))
+}
+
+// randomOrigin starts an origin with a random policy.
+func randomOrigin(t *testing.T, rng *rand.Rand) *webOrigin {
+	o := &webOrigin{res: map[string]*webResource{}}
+	switch rng.IntN(6) {
+	case 0: // no robots.txt
+	case 1:
+		o.down = true
+	default:
+		o.period = []embargo.Period{embargo.None, embargo.Week, embargo.Month, embargo.Quarter}[rng.IntN(4)]
+		o.robots = "User-agent: *\n"
+		if o.period != embargo.None {
+			o.robots += "Archive-Embargo: " + o.period.String() + "\n"
+		}
+		if rng.IntN(2) == 0 {
+			o.disallow = "/priv/"
+			o.robots += "Disallow: /priv/\n"
+		}
+	}
+	o.srv = crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			switch {
+			case o.down:
+				http.Error(w, "down", http.StatusServiceUnavailable)
+			case o.robots == "":
+				http.NotFound(w, r)
+			default:
+				io.WriteString(w, o.robots)
+			}
+			return
+		}
+		res, ok := o.res[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", res.ctype)
+		if res.header != "" {
+			w.Header().Set("Archive-Embargo", res.header)
+		}
+		if !res.lastModified.IsZero() {
+			w.Header().Set("Last-Modified", res.lastModified.UTC().Format(http.TimeFormat))
+		}
+		io.WriteString(w, res.body)
+	}))
+	t.Cleanup(o.srv.Close)
+	return o
+}
+
+// addResource puts a file of the given kind on o at path, with a fresh marker and random
+// response fields, and returns its URL.
+func (o *webOrigin) addResource(rng *rand.Rand, path, kind string) string {
+	r := &webResource{marker: fmt.Sprintf("%s%016x", markerPrefix, rng.Uint64())}
+	r.header = []string{"", "", "w", "m", "q", "90d"}[rng.IntN(6)]
+	if rng.IntN(2) == 0 {
+		r.lastModified = time.Now().Add(-time.Duration(rng.Int64N(int64(60 * 24 * time.Hour)))).Truncate(time.Second)
+	}
+	switch kind {
+	case "css":
+		r.ctype = "text/css"
+	case "img":
+		r.ctype, r.body = "image/png", "PNG "+r.marker
+	default:
+		r.ctype = "text/html"
+	}
+	o.res[path] = r
+	return o.srv.URL + path
+}
+
+// requisiteTrial crawls one random web of page and CDN origins, checks each capture's
+// embargo against its own origin's policy, then releases pass after pass and checks that no
+// body is public early. It returns how many captures × passes it checked.
+func requisiteTrial(t *testing.T, seed uint64) int {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 2))
+	headerOn := rng.IntN(2) == 0
+	var pageOrigins, cdns []*webOrigin
+	for range 2 + rng.IntN(2) {
+		pageOrigins = append(pageOrigins, randomOrigin(t, rng))
+	}
+	for range 5 {
+		cdns = append(cdns, randomOrigin(t, rng))
+	}
+	all := append(slices.Clone(pageOrigins), cdns...)
+	n := 0
+	path := func(dir, ext string) string {
+		n++
+		if rng.IntN(4) == 0 {
+			dir = "/priv" + dir
+		}
+		return fmt.Sprintf("%s/%d.%s", dir, n, ext)
+	}
+	for _, po := range pageOrigins {
+		pagesHere := []string{"/"}
+		for range 1 + rng.IntN(3) {
+			pagesHere = append(pagesHere, path("/p", "html"))
+		}
+		for _, p := range pagesHere {
+			po.addResource(rng, p, "html")
+			page := po.res[p]
+			if p == "/" {
+				page.links = pagesHere[1:]
+			}
+			for range 2 + rng.IntN(4) {
+				cdn := cdns[rng.IntN(len(cdns))]
+				if rng.IntN(3) > 0 {
+					page.embeds = append(page.embeds, cdn.addResource(rng, path("/i", "png"), "img"))
+					continue
+				}
+				css := cdn.addResource(rng, path("/s", "css"), "css")
+				sheet := cdn.res[strings.TrimPrefix(css, cdn.srv.URL)]
+				for range 1 + rng.IntN(2) {
+					other := all[rng.IntN(len(all))]
+					sheet.embeds = append(sheet.embeds, other.addResource(rng, path("/f", "woff2"), "img"))
+				}
+				page.embeds = append(page.embeds, css)
+			}
+		}
+	}
+	for _, o := range all { // bodies, now that every URL is known
+		for _, r := range o.res {
+			switch r.ctype {
+			case "text/html":
+				var b strings.Builder
+				fmt.Fprintf(&b, "<!doctype html><p>%s</p>", r.marker)
+				for _, l := range r.links {
+					fmt.Fprintf(&b, `<a href="%s">page</a>`, l)
+				}
+				for i, e := range r.embeds {
+					if strings.HasSuffix(e, ".css") {
+						fmt.Fprintf(&b, `<link rel="stylesheet" href="%s">`, e)
+					} else if i%2 == 0 {
+						fmt.Fprintf(&b, `<img src="%s">`, e)
+					} else {
+						fmt.Fprintf(&b, `<div style="background:url('%s')"></div>`, e)
+					}
+				}
+				r.body = b.String()
+			case "text/css":
+				var b strings.Builder
+				fmt.Fprintf(&b, "/* %s */\n", r.marker)
+				for _, e := range r.embeds {
+					fmt.Fprintf(&b, "@font-face{font-family:F;src:url(%q)}\n", e)
+				}
+				r.body = b.String()
+			}
+		}
+	}
+
+	// What the crawl must do, from the model: every resource reachable from the seeds through
+	// allowed pages and stylesheets, and allowed itself, is captured with its own origin's period.
+	type want struct {
+		o   *webOrigin
+		res *webResource
+	}
+	byURL := map[string]want{}
+	for _, o := range all {
+		for p, r := range o.res {
+			byURL[o.srv.URL+p] = want{o, r}
+		}
+	}
+	expect := map[string]embargo.Period{}
+	var visit func(u string)
+	visit = func(u string) {
+		w, ok := byURL[u]
+		if _, seen := expect[u]; !ok || seen || !w.o.allowed(strings.TrimPrefix(u, w.o.srv.URL)) {
+			return
+		}
+		p := w.o.period
+		if hp, ok := embargo.ParsePeriod(w.res.header); headerOn && ok && hp > p {
+			p = hp
+		}
+		expect[u] = p
+		for _, l := range w.res.links {
+			visit(w.o.srv.URL + l)
+		}
+		for _, e := range w.res.embeds {
+			visit(e)
+		}
+	}
+	var seeds []*url.URL
+	for _, po := range pageOrigins {
+		u, _ := url.Parse(po.srv.URL + "/")
+		seeds = append(seeds, u)
+		visit(u.String())
+	}
+
+	dir := memDir(t)
+	cr, err := crawler.Open(crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 5 * time.Second, HeaderEmbargo: headerOn, Log: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(dir, store.Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cr.Run(context.Background(), crawler.StoreArchive(st)); err != nil {
+		t.Fatalf("crawl: %v", err)
+	}
+	if err := errors.Join(st.Close(), cr.Close()); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range all {
+		for _, h := range o.srv.Log() {
+			if h.Path != "/robots.txt" && !o.allowed(h.Path) {
+				t.Errorf("seed %d: %s%s requested, which its robots.txt forbids (503: %v)", seed, o.srv.URL, h.Path, o.down)
+			}
+		}
+		if err := o.srv.CheckPolite(0); len(o.srv.Log()) > 0 && err != nil {
+			t.Errorf("seed %d: %s: %v", seed, o.srv.URL, err)
+		}
+	}
+
+	// The captures, as the test knows them: each with its own origin's period.
+	g := &generator{byURL: map[string][]*capture{}, marker: map[string]*capture{}}
+	for id, e := range indexEntries(t, dir) {
+		if e.Robots {
+			continue
+		}
+		w, ok := byURL[e.URL]
+		p, expected := expect[e.URL]
+		if !ok || !expected {
+			t.Errorf("seed %d: %s captured, not expected", seed, e.URL)
+			continue
+		}
+		if e.Period != p {
+			t.Errorf("seed %d: %s captured with %v, its own origin (and field %q, switch %v) asks %v", seed, e.URL, e.Period, w.res.header, headerOn, p)
+		}
+		c := &capture{url: e.URL, time: e.Time, period: p, marker: w.res.marker, body: []byte(w.res.body), firstSeen: e.Time, id: id}
+		start := c.time
+		if lm := w.res.lastModified; !lm.IsZero() && lm.Before(start) {
+			start, c.lm, c.lmKind, c.lmLines = lm, lm, "past", []string{lm.UTC().Format(http.TimeFormat)}
+		}
+		c.releaseAt = start.Add(p.Duration())
+		g.all = append(g.all, c)
+		g.byURL[c.url] = append(g.byURL[c.url], c)
+		g.marker[c.marker] = c
+	}
+	if len(g.all) != len(expect) {
+		t.Errorf("seed %d: %d captures, the model expects %d", seed, len(g.all), len(expect))
+	}
+
+	// Release passes: exactly at release times, a nanosecond before them, at random instants.
+	var instants []time.Time
+	for _, c := range g.all {
+		instants = append(instants, c.releaseAt, c.releaseAt.Add(-time.Nanosecond), c.releaseAt.Add(time.Duration(rng.Int64N(int64(48*time.Hour)))))
+	}
+	slices.SortFunc(instants, time.Time.Compare)
+	var passes []time.Time
+	for _, at := range instants {
+		if at.After(time.Now()) && rng.IntN(4) == 0 && (len(passes) == 0 || at.After(passes[len(passes)-1])) {
+			passes = append(passes, at)
+		}
+	}
+	last := time.Now()
+	if len(passes) > 0 {
+		last = passes[len(passes)-1]
+	}
+	passes = append(passes, last.Add(200*24*time.Hour))
+	r := release.New(dir, release.Options{ShardSize: 16 << 10, Logger: quietLogger()})
+	now := time.Now()
+	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
+	if err != nil {
+		t.Fatalf("lookup.Open: %v", err)
+	}
+	checked := 0
+	for i, at := range passes {
+		now = at
+		if _, err := r.Pass(context.Background(), now); err != nil {
+			t.Fatalf("seed %d: pass at %s: %v", seed, now.Format(time.RFC3339Nano), err)
+		}
+		if _, err := srv.Refresh(); err != nil {
+			t.Fatalf("lookup Refresh: %v", err)
+		}
+		checked += checkPass(t, dir, srv, g, now, i == 0 || i == len(passes)-1)
+		if t.Failed() {
+			t.Fatalf("seed %d: pass at %s failed", seed, now.Format(time.RFC3339Nano))
+		}
+	}
+	return checked
 }

@@ -1,6 +1,9 @@
 // Command site serves the crawl benchmark's loopback web: N origins of P pages each, every
 // page linking to a few others and to a disallowed path, each origin with its own robots.txt.
-// It writes one seed URL per origin to -seeds and serves until interrupted.
+// With -cdns C, C more origins serve the pages' requisites: each page embeds an image of its
+// own and its origin's stylesheet and script, shared by all its pages; each stylesheet pulls a
+// font and a background image from other CDN origins. It writes one seed URL per page origin
+// to -seeds and serves until interrupted.
 package main
 
 import (
@@ -24,19 +27,26 @@ func main() {
 	seeds := flag.String("seeds", "seeds.txt", "file to write the seed URLs to")
 	size := flag.Int("size", 4096, "approximate HTML bytes per page")
 	links := flag.Int("links", 5, "links per page: page n links to pages n*links+1 … n*links+links")
+	cdns := flag.Int("cdns", 0, "CDN origins serving the pages' requisites (0: pages embed nothing)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var list strings.Builder
-	for range *origins {
+	listen := func(h http.Handler) string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			log.Fatal(err)
 		}
-		srv := &http.Server{Handler: handler(*pages, *links, *size)}
+		srv := &http.Server{Handler: h}
 		go srv.Serve(ln)
-		defer srv.Close()
-		fmt.Fprintf(&list, "http://%s/\n", ln.Addr())
+		return "http://" + ln.Addr().String()
+	}
+	cdnURLs := make([]string, *cdns)
+	for i := range cdnURLs {
+		cdnURLs[i] = listen(cdnHandler(i, cdnURLs, *size))
+	}
+	var list strings.Builder
+	for o := range *origins {
+		fmt.Fprintf(&list, "%s/\n", listen(handler(o, *pages, *links, *size, cdnURLs)))
 	}
 	if err := os.WriteFile(*seeds, []byte(list.String()), 0o644); err != nil {
 		log.Fatal(err)
@@ -45,8 +55,8 @@ func main() {
 	<-ctx.Done()
 }
 
-// handler serves one origin: "/" and /p/0 … /p/{pages-1}; /private/ is disallowed by robots.txt.
-func handler(pages, links, size int) http.Handler {
+// handler serves origin o: "/" and /p/0 … /p/{pages-1}; /private/ is disallowed by robots.txt.
+func handler(o, pages, links, size int, cdns []string) http.Handler {
 	filler := bytes.Repeat([]byte("lorem ipsum dolor sit amet "), size/27)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -55,11 +65,11 @@ func handler(pages, links, size int) http.Handler {
 			w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
 			return
 		case r.URL.Path == "/":
-			page(w, 0, pages, links, filler)
+			page(w, o, 0, pages, links, filler, cdns)
 			return
 		case strings.HasPrefix(r.URL.Path, "/p/"):
 			if n, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p/")); err == nil && n >= 0 && n < pages {
-				page(w, n, pages, links, filler)
+				page(w, o, n, pages, links, filler, cdns)
 				return
 			}
 		}
@@ -67,11 +77,18 @@ func handler(pages, links, size int) http.Handler {
 	})
 }
 
-// page n links to pages n*links+1 … n*links+links (a tree
-// that reaches every page) and to a disallowed path.
-func page(w http.ResponseWriter, n, pages, links int, filler []byte) {
+// page n of origin o links to pages n*links+1 … n*links+links (a tree that reaches every
+// page) and to a disallowed path; with CDNs it embeds its image, its origin's stylesheet and script.
+func page(w http.ResponseWriter, o, n, pages, links int, filler []byte, cdns []string) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!doctype html><html><head><title>page %d</title></head><body>\n", n)
+	fmt.Fprintf(&b, "<!doctype html><html><head><title>page %d</title>\n", n)
+	if c := len(cdns); c > 0 {
+		fmt.Fprintf(&b, "<link rel=\"stylesheet\" href=\"%s/css/o%d.css\"><script src=\"%s/js/o%d.js\"></script>\n", cdns[o%c], o, cdns[(o+1)%c], o)
+	}
+	b.WriteString("</head><body>\n")
+	if c := len(cdns); c > 0 {
+		fmt.Fprintf(&b, "<img src=\"%s/img/o%d-p%d.png\" alt=\"\">\n", cdns[(o+n)%c], o, n)
+	}
 	for i := 1; i <= links && n*links+i < pages; i++ {
 		fmt.Fprintf(&b, "<a href=\"/p/%d\">%d</a>\n", n*links+i, n*links+i)
 	}
@@ -79,4 +96,31 @@ func page(w http.ResponseWriter, n, pages, links int, filler []byte) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Last-Modified", "Sun, 01 Nov 2026 00:00:00 GMT")
 	w.Write(b.Bytes())
+}
+
+// cdnHandler serves CDN origin i: robots.txt, stylesheets (each pulling a font and a
+// background image from the next CDN origins), scripts, fonts and images; any name is served.
+func cdnHandler(i int, cdns []string, size int) http.Handler {
+	blob := bytes.Repeat([]byte{0x89, 'P', 'N', 'G'}, size/8)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case p == "/robots.txt":
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
+		case strings.HasPrefix(p, "/css/"):
+			c := len(cdns)
+			w.Header().Set("Content-Type", "text/css")
+			fmt.Fprintf(w, "@font-face{font-family:F;src:url(%s/font/f.woff2) format(\"woff2\")}\nbody{font-family:F;background:url(%s/img/bg%s.png)}\n",
+				cdns[(i+1)%c], cdns[(i+2)%c], strings.TrimSuffix(strings.TrimPrefix(p, "/css/"), ".css"))
+		case strings.HasPrefix(p, "/js/"):
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Write([]byte("console.log(1);\n"))
+		case strings.HasPrefix(p, "/img/"), strings.HasPrefix(p, "/font/"):
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(blob)
+		default:
+			http.NotFound(w, r)
+		}
+	})
 }

@@ -1,0 +1,129 @@
+package crawler
+
+import (
+	"io"
+	"net/url"
+	"time"
+)
+
+// Bounds of page requisites: requisites kept per page or stylesheet (the rest are logged and
+// dropped) and the longest chain from a page (page → stylesheet → @import → font is 3).
+const (
+	maxRequisites     = 1000
+	maxRequisiteHops  = 3
+	maxSitemapIndexes = 2 // sitemap index files followed from a robots.txt line or /sitemap.xml
+)
+
+// follow returns what the capture x of it leads to and was not seen yet: pages (links in the
+// scope and depth, redirects, sitemap entries) and requisites (embedded resources outside
+// them, queued once x is sealed), and the outlinks recorded with x.
+func (c *Crawl) follow(u *url.URL, it item, x *exchange) (pages, reqs []item, outlinks []string) {
+	if x.Status >= 200 && x.Status < 300 {
+		switch {
+		case it.Kind == kindSitemap:
+			pages = c.sitemapItems(u, it, x)
+		case it.Kind != kindRequisite && isHTML(x.Header, x.Body):
+			refs := c.parse(u, it, x, "HTML", extractRefs)
+			outlinks = refURLs(refs)
+			pages, reqs = c.sort(it, x.Time, refs)
+		case isCSS(x.Header, u) && (it.Kind != kindRequisite || it.Hops < maxRequisiteHops):
+			refs := c.parse(u, it, x, "CSS", extractCSSRefs)
+			outlinks = refURLs(refs)
+			pages, reqs = c.sort(it, x.Time, refs)
+		}
+	}
+	if next, ok := c.redirect(u, it, x); ok {
+		pages = append(pages, next)
+	}
+	pages, reqs = c.fr.claim(pages), c.fr.claim(reqs)
+	if it.Kind == kindSitemap {
+		pages = c.sitemapBudget(pages)
+	}
+	return pages, reqs, outlinks
+}
+
+// parse decodes x's payload and extracts its references with extract, logging what limits it.
+func (c *Crawl) parse(u *url.URL, it item, x *exchange, what string, extract func(*url.URL, io.Reader) ([]ref, error)) []ref {
+	r, ok := decoded(x.Header, x.Body)
+	if !ok {
+		c.log.Info(what+" in an encoding the crawler does not decode: links not followed", "url", it.URL, "content_encoding", x.Header.Values("Content-Encoding"))
+		return nil
+	}
+	cr := &countingReader{r: r}
+	refs, err := extract(u, cr)
+	switch {
+	case err != nil:
+		c.log.Warn(what+" parsing stopped early: links taken from what was parsed", "url", it.URL, "parsed", cr.n, "err", err)
+	case cr.n >= maxParseBytes:
+		c.log.Warn(what+" larger than the parse limit once decoded: links taken from its start only", "url", it.URL, "limit", maxParseBytes)
+	}
+	if cr.binary() {
+		c.log.Warn("labelled "+what+" but looks binary: parsed anyway", "url", it.URL)
+	}
+	return refs
+}
+
+// extractCSSRefs reads a stylesheet and returns its references, all embedded.
+func extractCSSRefs(base *url.URL, r io.Reader) ([]ref, error) {
+	b, err := io.ReadAll(r)
+	var refs refSet
+	refs.addCSS(base, b)
+	return refs.out, err
+}
+
+// sort splits what a page or stylesheet refers to. A link, or an embedded resource, in the
+// scope and within MaxDepth is a page one level deeper. Another embedded resource is a
+// requisite of it (unless NoRequisites or an exclude pattern forbids it), from any http(s)
+// origin: one hop deep, a stylesheet's own references a hop further. What a requisite
+// stylesheet refers to is a requisite too.
+func (c *Crawl) sort(it item, at time.Time, refs []ref) (pages, reqs []item) {
+	deeper := c.cfg.MaxDepth == 0 || it.Depth < c.cfg.MaxDepth
+	dropped := 0
+	for _, r := range refs {
+		lu, err := url.Parse(r.URL)
+		if err != nil {
+			continue
+		}
+		switch {
+		case it.Kind == kindPage && deeper && c.inScope(lu):
+			pages = append(pages, item{URL: r.URL, Depth: it.Depth + 1})
+		case !r.Embed || c.cfg.NoRequisites || c.scope.excluded(lu):
+		case len(reqs) >= maxRequisites:
+			dropped++
+		default:
+			hops := 1
+			if it.Kind == kindRequisite {
+				hops = it.Hops + 1
+			}
+			reqs = append(reqs, item{URL: r.URL, Depth: it.Depth, Kind: kindRequisite, Hops: hops, Via: it.URL, ViaTime: at})
+		}
+	}
+	if dropped > 0 {
+		c.log.Warn("more requisites than the limit: the rest are not fetched", "url", it.URL, "limit", maxRequisites, "dropped", dropped)
+	}
+	return pages, reqs
+}
+
+// redirect returns the item a 3xx response leads to: a page's target when it is in the scope,
+// a requisite's or a sitemap's wherever it is (unless excluded), with the same provenance.
+func (c *Crawl) redirect(u *url.URL, it item, x *exchange) (item, bool) {
+	loc := x.Header.Get("Location")
+	if x.Status < 300 || x.Status >= 400 || loc == "" {
+		return item{}, false
+	}
+	t, err := u.Parse(loc)
+	if err != nil {
+		return item{}, false
+	}
+	t, ok := canonical(t)
+	if !ok || it.Kind == kindPage && !c.inScope(t) || it.Kind != kindPage && c.scope.excluded(t) {
+		return item{}, false
+	}
+	if it.Redirects >= maxRedirects {
+		c.log.Warn("redirect chain too long: not followed", "url", it.URL, "location", loc, "redirects", it.Redirects)
+		return item{}, false
+	}
+	next := it
+	next.URL, next.Redirects = t.String(), it.Redirects+1
+	return next, true
+}
