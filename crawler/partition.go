@@ -105,3 +105,25 @@ func jump(key uint64, n int) int {
 	}
 	return int(b)
 }
+
+// owned keeps the claimed items whose origins are in the crawl's partition. The others (links,
+// requisites, redirects and sitemaps on origins of other partitions) are left to the nodes
+// that own them, so that no two nodes ever send requests to one origin; they are counted,
+// once each since they were claimed first.
+func (c *Crawl) owned(items []item) []item {
+	p := c.cfg.Partition
+	if p.N <= 1 {
+		return items
+	}
+	kept := items[:0:0]
+	for _, it := range items {
+		u, err := url.Parse(it.URL)
+		if err == nil && p.Owns(u) {
+			kept = append(kept, it)
+			continue
+		}
+		c.log.Debug("not fetched: its origin is another partition's", "url", it.URL, "partition", p.String())
+		c.stats.add(func(s *Summary) { s.OtherPartition++ })
+	}
+	return kept
+}
