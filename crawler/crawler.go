@@ -36,7 +36,7 @@ type Progress interface {
 	Settled()     // one URL done with: sealed, disallowed, skipped or failed
 }
 
-// Config is one crawl's settings. Zero durations and sizes take the defaults noted.
+// Config is one crawl's settings. Zero durations and sizes take the defaults noted (Defaults).
 type Config struct {
 	DataDir               string        // frontier.db lives here
 	Seeds                 []*url.URL    // canonical seed URLs (ParseSeeds); scope is their origins
@@ -205,37 +205,58 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 	return sum, nil
 }
 
+// Defaults returns the settings a crawl is meant to run with: archivectl's configuration starts
+// from them. Open fills the zero fields of a Config from them, except Delay, MaxDelay and Retries,
+// whose zero is a setting of its own.
+func Defaults() Config {
+	return Config{
+		Agent:         "archivectl",
+		Delay:         time.Second,
+		MaxDelay:      30 * time.Second,
+		MaxRetryAfter: 5 * time.Minute,
+		Concurrency:   16,
+		MaxBody:       10 << 20,
+		Timeout:       30 * time.Second,
+		Retries:       2,
+		RetryBackoff:  time.Second,
+		LockTimeout:   lockfile.DefaultTimeout,
+		Scope:         DefaultScope,
+		Sitemaps:      DefaultSitemaps,
+	}
+}
+
 // withDefaults fills the zero values of cfg.
 func withDefaults(cfg Config) Config {
+	d := Defaults()
 	if cfg.Agent == "" {
-		cfg.Agent = "archivectl"
+		cfg.Agent = d.Agent
 	}
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = cfg.Agent
 	}
 	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 16
+		cfg.Concurrency = d.Concurrency
 	}
 	if cfg.MaxBody <= 0 {
-		cfg.MaxBody = 10 << 20
+		cfg.MaxBody = d.MaxBody
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = 30 * time.Second
+		cfg.Timeout = d.Timeout
 	}
 	if cfg.MaxRetryAfter <= 0 {
-		cfg.MaxRetryAfter = 5 * time.Minute
+		cfg.MaxRetryAfter = d.MaxRetryAfter
 	}
 	if cfg.RetryBackoff <= 0 {
-		cfg.RetryBackoff = time.Second
+		cfg.RetryBackoff = d.RetryBackoff
 	}
 	if cfg.LockTimeout <= 0 {
-		cfg.LockTimeout = lockfile.DefaultTimeout
+		cfg.LockTimeout = d.LockTimeout
 	}
 	if cfg.Scope == "" {
-		cfg.Scope = DefaultScope
+		cfg.Scope = d.Scope
 	}
 	if cfg.Sitemaps == "" {
-		cfg.Sitemaps = DefaultSitemaps
+		cfg.Sitemaps = d.Sitemaps
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

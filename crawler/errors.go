@@ -55,6 +55,20 @@ func retriable(err error) bool {
 	return false
 }
 
+// errRobotsUnreachable is the error kind of a URL not crawled because its origin's robots.txt
+// could not be fetched at all (no HTTP answer; a 429 or 5xx answer disallows instead).
+const errRobotsUnreachable = "robots-unreachable"
+
+// unanswered reports whether r is unreachable because its fetch got no HTTP answer: a network
+// failure, possibly after redirects, rather than a 429 or 5xx status.
+func unanswered(r *robots.File) bool {
+	if r.Availability != robots.Unreachable {
+		return false
+	}
+	n := len(r.Hops)
+	return n == 0 || r.Hops[n-1].Status/100 == 3
+}
+
 // availability names a robots.txt's availability for logs.
 func availability(r *robots.File) string {
 	switch r.Availability {

@@ -3,8 +3,10 @@ package crawler
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -72,5 +74,31 @@ func TestRobotsRefetchedWhenExpired(t *testing.T) {
 	}
 	if !slices.Equal(statuses, []int{200, 200, 304, 304}) {
 		t.Errorf("robots.txt statuses %v, want 200, then 200 (unconditional answer), then 304s", statuses)
+	}
+}
+
+// TestRobotsUnreachableCounted: a URL whose robots.txt got no answer at all is an error of the
+// crawl (robots-unreachable); one whose robots.txt answered 503 is disallowed, as RFC 9309 asks,
+// and counted as such.
+func TestRobotsUnreachableCounted(t *testing.T) {
+	t.Parallel()
+	down := newOrigin(t, status("/robots.txt", http.StatusServiceUnavailable, map[string]string{"/": "home"}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/"
+	ln.Close() // nothing listens there: connection refused
+	sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, down.URL+"/", dead)}, &fakeArchive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pages != 0 || sum.Disallowed != 1 || sum.Unreachable != 1 || sum.Errors[errRobotsUnreachable] != 1 || len(sum.Errors) != 1 {
+		t.Errorf("summary %+v, want no page, 1 URL disallowed by the 503 and 1 robots-unreachable error", sum)
+	}
+	var b strings.Builder
+	sum.WriteTo(&b)
+	if !strings.Contains(b.String(), "errors       robots-unreachable=1\n") || !strings.Contains(b.String(), "disallowed   1\n") {
+		t.Errorf("summary printed as\n%s", b.String())
 	}
 }

@@ -53,8 +53,9 @@ func ParseSeeds(r io.Reader) ([]*url.URL, error) {
 }
 
 // ReadSeeds reads one absolute http(s) URL a line, optionally followed by "scope=NAME"
-// (origin, host, domain or prefix); blank lines and lines starting with '#' are ignored. Any
-// invalid line makes the whole file invalid: the error is a *SeedError naming each.
+// (origin, host, domain or prefix); blank lines and lines starting with '#' are ignored, and so
+// is a UTF-8 byte order mark before the first line. Any invalid line makes the whole file
+// invalid: the error is a *SeedError naming each.
 func ReadSeeds(r io.Reader) ([]Seed, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), maxSeedLine)
@@ -65,7 +66,11 @@ func ReadSeeds(r io.Reader) ([]Seed, error) {
 	)
 	for sc.Scan() {
 		n++
-		line := strings.TrimSpace(sc.Text())
+		line := sc.Text()
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF") // a byte order mark some editors write
+		}
+		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}

@@ -26,6 +26,9 @@ func TestParseSeeds(t *testing.T) {
 		{"user information", "http://u:p@a.example/\n", nil, []int{1}},
 		{"every bad line listed", "http://ok.example/\nnope\n# c\nmailto:x@y\nhttp://ok2.example/\n%zz\n", nil, []int{2, 4, 6}},
 		{"nothing but comments", "# none\n", nil, nil},
+		{"byte order mark", "\uFEFFhttp://a.example/\n", []string{"http://a.example/"}, nil},
+		{"byte order mark before a comment", "\uFEFF# seeds\nhttp://a.example/\n", []string{"http://a.example/"}, nil},
+		{"byte order mark past line 1", "http://a.example/\n\uFEFFhttp://b.example/\n", nil, []int{2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

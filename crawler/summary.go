@@ -24,10 +24,11 @@ type Summary struct {
 	Bytes          int64                  // raw response bytes of the pages
 	Frontier       int                    // URLs the frontier knows (fetched, pending or skipped)
 	Disallowed     int                    // URLs robots.txt disallowed: never requested
+	Unreachable    int                    // of which disallowed because robots.txt answered 429 or 5xx (not printed)
 	Skipped        int                    // URLs of skipped origins
 	SkippedOrigins int                    // origins skipped (Crawl-delay or Retry-After above the ceiling)
 	Embargoed      map[embargo.Period]int // pages under an embargo, per period
-	Errors         map[string]int         // failed URLs per error kind
+	Errors         map[string]int         // failed URLs per error kind; robots-unreachable: robots.txt got no answer
 	Duration       time.Duration
 	PeakRSS        int64 // the process's peak resident memory in bytes (Linux VmHWM), 0 when unknown
 	Requisites     int   // of Pages, requisites: embedded resources outside the scope or depth

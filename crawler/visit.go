@@ -49,8 +49,17 @@ func (c *Crawl) visit(o *originState, it item) {
 	}
 	o.setDelay(delay)
 	if !d.Allowed {
-		c.log.Debug("disallowed by robots.txt", "url", it.URL, "rule", d.Rule.String())
-		c.stats.add(func(s *Summary) { s.Disallowed++ })
+		switch {
+		case d.Rule.Kind == robots.KindUnreachable && unanswered(r):
+			c.log.Warn("not crawled: the origin's robots.txt could not be fetched", "url", it.URL, "reason", r.Reason)
+			c.stats.add(func(s *Summary) { s.Errors[errRobotsUnreachable]++ })
+		case d.Rule.Kind == robots.KindUnreachable:
+			c.log.Debug("disallowed: the origin's robots.txt is unreachable", "url", it.URL, "reason", r.Reason)
+			c.stats.add(func(s *Summary) { s.Disallowed++; s.Unreachable++ })
+		default:
+			c.log.Debug("disallowed by robots.txt", "url", it.URL, "rule", d.Rule.String())
+			c.stats.add(func(s *Summary) { s.Disallowed++ })
+		}
 		c.settle(it, skipped, maps)
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +30,29 @@ type Daemon struct {
 // cronParser reads 5-field specs, an optional leading seconds field and descriptors (@hourly, @every 1m).
 var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
+// CheckSchedule reports whether NewDaemon takes spec: a cron spec of 5 fields (6 with seconds
+// first) or a descriptor. cron runs "@every D" at least a second apart, in whole seconds, so a
+// shorter or fractional D is an error here rather than a different schedule.
+func CheckSchedule(spec string) error {
+	if d, ok := strings.CutPrefix(strings.TrimSpace(spec), "@every "); ok {
+		if every, err := time.ParseDuration(strings.TrimSpace(d)); err == nil && (every < time.Second || every%time.Second != 0) {
+			return errors.New("@every takes whole seconds, at least 1s (e.g. \"@every 30s\", \"@every 1h\")")
+		}
+	}
+	if _, err := cronParser.Parse(spec); err != nil {
+		return fmt.Errorf("not a cron spec (e.g. \"@hourly\", \"*/15 * * * *\"): %w", err)
+	}
+	return nil
+}
+
+// nextTime is a next release time for a log line: "none" when nothing waits.
+func nextTime(t time.Time) any {
+	if t.IsZero() {
+		return "none"
+	}
+	return t
+}
+
 // NewDaemon prepares a daemon that runs r.Pass(now()) on spec; a bad spec is an error here, at start-up.
 func NewDaemon(r *Releaser, spec string, now func() time.Time, logger *slog.Logger) (*Daemon, error) {
 	if logger == nil {
@@ -37,8 +61,8 @@ func NewDaemon(r *Releaser, spec string, now func() time.Time, logger *slog.Logg
 	if now == nil {
 		now = time.Now
 	}
-	if _, err := cronParser.Parse(spec); err != nil {
-		return nil, fmt.Errorf("release schedule %q is not a cron spec (e.g. \"@hourly\", \"*/15 * * * *\"): %w", spec, err)
+	if err := CheckSchedule(spec); err != nil {
+		return nil, fmt.Errorf("release schedule %q: %w", spec, err)
 	}
 	cl := cronLogger{logger}
 	d := &Daemon{r: r, now: now, log: logger}

@@ -182,3 +182,32 @@ func TestDaemonSurvivesPanic(t *testing.T) {
 	}
 	mustVerify(t, a.dir)
 }
+
+func TestCheckSchedule(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		spec string
+		want string // in the error; "" for none
+	}{
+		{"@hourly", ""},
+		{"*/15 * * * *", ""},
+		{"30 */15 * * * *", ""},
+		{"@every 1s", ""},
+		{"@every 90m", ""},
+		{"@every 1ms", "@every takes whole seconds, at least 1s"},
+		{"@every 0s", "@every takes whole seconds"},
+		{"@every 1500ms", "@every takes whole seconds"},
+		{"@every fast", "not a cron spec"},
+		{"every tuesday", "not a cron spec"},
+		{"", "not a cron spec"},
+	}
+	for _, tc := range tests {
+		err := CheckSchedule(tc.spec)
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckSchedule(%q) = %v, want %q", tc.spec, err, tc.want)
+		}
+	}
+	if _, err := NewDaemon(New(t.TempDir(), Options{}), "@every 1ms", nil, nil); err == nil {
+		t.Error("NewDaemon took @every 1ms, which cron runs every second")
+	}
+}

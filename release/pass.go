@@ -14,6 +14,9 @@ import (
 	"github.com/archivectl/archivectl/store/lockfile"
 )
 
+// DefaultShardSize is the rotation size of public shards when Options set none.
+const DefaultShardSize = 1 << 30
+
 // Options tune a Releaser; zero values take the defaults.
 type Options struct {
 	ShardSize   int64         // public shard rotation size in bytes (default 1 GiB)
@@ -48,7 +51,7 @@ var maxBatch = 10000
 // New returns a Releaser for the data directory (sealed/, index.db, public/).
 func New(dataDir string, opt Options) *Releaser {
 	if opt.ShardSize <= 0 {
-		opt.ShardSize = 1 << 30
+		opt.ShardSize = DefaultShardSize
 	}
 	if opt.LockTimeout <= 0 {
 		opt.LockTimeout = lockfile.DefaultTimeout
@@ -77,7 +80,7 @@ func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	r.met.observe(now, s, backlog, err)
 	if err == nil {
 		r.opt.Logger.Info("release pass", "now", now.UTC(), "released", s.Released, "tombstoned", s.Tombstoned,
-			"deferred", s.Deferred, "next", s.Next, "duration", s.Duration)
+			"deferred", s.Deferred, "next", nextTime(s.Next), "duration", s.Duration)
 	}
 	return s, err
 }

@@ -25,6 +25,12 @@ type Options struct {
 	Now          func() time.Time
 }
 
+// DefaultDigest is the digest algorithm of a store whose Options name none.
+const DefaultDigest = "sha256"
+
+// ValidDigest reports whether Open accepts name as Options.Digest: sha256 or sha1.
+func ValidDigest(name string) bool { return name == "sha256" || name == "sha1" }
+
 // Store writes captures into the sealed repository. It holds an exclusive lock on the data
 // directory's sealed.lock for its lifetime; index.db is opened only per batch.
 type Store struct {
@@ -50,11 +56,10 @@ func Open(dataDir string, opt Options) (*Store, error) {
 	if opt.MaxFileSize <= 0 {
 		opt.MaxFileSize = DefaultMaxFileSize
 	}
-	switch opt.Digest {
-	case "":
-		opt.Digest = "sha256"
-	case "sha256", "sha1":
-	default:
+	if opt.Digest == "" {
+		opt.Digest = DefaultDigest
+	}
+	if !ValidDigest(opt.Digest) {
 		return nil, fmt.Errorf("store: digest %q is not supported; use sha256 or sha1", opt.Digest)
 	}
 	if opt.LockTimeout <= 0 {

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
-	"io/fs"
-	"os"
 	"time"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/store"
 )
 
 // Config is the YAML configuration file (configs/archivectl.yaml documents every option); flags override it.
@@ -67,6 +65,13 @@ type ServeConfig struct {
 // version is archivectl's version, sent in the User-Agent.
 const version = "0.1"
 
+// The command's own defaults; the packages own theirs (crawler.Defaults, store, release).
+const (
+	defaultData    = "./archive-data"
+	defaultContact = "https://github.com/archivectl/archivectl"
+	defaultListen  = "127.0.0.1:8080"
+)
+
 // defaultUserAgent is the User-Agent header for a product token: RFC 9309 §2.2.1 asks that it
 // carry the token and say what the crawler is for, here with the operator's contact URL.
 func defaultUserAgent(token, contact string) string {
@@ -75,64 +80,73 @@ func defaultUserAgent(token, contact string) string {
 
 // defaultConfig is what archivectl uses with no config file.
 func defaultConfig() Config {
+	d := crawler.Defaults()
 	return Config{
-		Data:    "./archive-data",
-		Contact: "https://github.com/archivectl/archivectl",
+		Data:    defaultData,
+		Contact: defaultContact,
 		Crawl: CrawlConfig{
-			Agent:       "archivectl",
-			Delay:       time.Second,
-			MaxDelay:    30 * time.Second,
-			Concurrency: 16,
-			MaxBody:     10 << 20,
-			Timeout:     30 * time.Second,
-			Retries:     2,
-
-			MaxRetryAfter: 5 * time.Minute,
-			RetryBackoff:  time.Second,
+			Agent:                 d.Agent,
+			UserAgent:             d.UserAgent,
+			Delay:                 d.Delay,
+			MaxDelay:              d.MaxDelay,
+			Concurrency:           d.Concurrency,
+			MaxPages:              d.MaxPages,
+			MaxDepth:              d.MaxDepth,
+			MaxBody:               d.MaxBody,
+			Timeout:               d.Timeout,
+			Retries:               d.Retries,
+			RobotsUnreachableDays: d.RobotsUnreachableDays,
+			MaxRetryAfter:         d.MaxRetryAfter,
+			RetryBackoff:          d.RetryBackoff,
+			Scope:                 string(d.Scope),
+			Sitemaps:              string(d.Sitemaps),
+			NoRequisites:          d.NoRequisites,
+			HeaderEmbargo:         d.HeaderEmbargo,
 		},
-		Store:   StoreConfig{MaxFileSize: 1 << 30, Digest: "sha256"},
-		Release: ReleaseConfig{ShardSize: 1 << 30},
-		Serve:   ServeConfig{Listen: "127.0.0.1:8080"},
+		Store:   StoreConfig{MaxFileSize: store.DefaultMaxFileSize, Digest: store.DefaultDigest},
+		Release: ReleaseConfig{ShardSize: release.DefaultShardSize},
+		Serve:   ServeConfig{Listen: defaultListen},
 	}
 }
 
-// loadConfig reads the YAML file at path over the defaults; an empty path means defaults only.
-func loadConfig(path string) (Config, error) {
-	c := defaultConfig()
-	if path == "" {
-		return c, nil
+// crawlerConfig is the crawl that cfg describes, seeds aside; crawl and demo both start from it.
+func crawlerConfig(cfg Config) crawler.Config {
+	cc := cfg.Crawl
+	ua := cc.UserAgent
+	if ua == "" {
+		ua = defaultUserAgent(cc.Agent, cfg.Contact)
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return c, fmt.Errorf("config %s does not exist", path)
-		}
-		return c, fmt.Errorf("config: %w", err)
+	c := crawler.Config{
+		DataDir:               cfg.Data,
+		Agent:                 cc.Agent,
+		UserAgent:             ua,
+		Delay:                 cc.Delay,
+		MaxDelay:              cc.MaxDelay,
+		MaxRetryAfter:         cc.MaxRetryAfter,
+		Concurrency:           cc.Concurrency,
+		MaxPages:              cc.MaxPages,
+		MaxDepth:              cc.MaxDepth,
+		MaxBody:               cc.MaxBody,
+		Timeout:               cc.Timeout,
+		Retries:               cc.Retries,
+		RetryBackoff:          cc.RetryBackoff,
+		RobotsUnreachableDays: cc.RobotsUnreachableDays,
 	}
-	if err := yaml.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("config %s: %w", path, err)
-	}
-	return c, nil
+	reachSettings(cc, &c)
+	return c
 }
 
-// commonFlags registers --data and --config on fs; call load after fs.Parse.
-type commonFlags struct {
-	data, config string
+// storeOptions are the sealed repository's options that cfg describes.
+func storeOptions(cfg Config) store.Options {
+	return store.Options{
+		Operator:    cfg.Operator,
+		Contact:     cfg.Contact,
+		MaxFileSize: cfg.Store.MaxFileSize,
+		Digest:      cfg.Store.Digest,
+	}
 }
 
-func (c *commonFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.data, "data", "", "data directory (default ./archive-data)")
-	fs.StringVar(&c.config, "config", "", "YAML configuration file")
-}
-
-// load returns the configuration with --data applied over it.
-func (c *commonFlags) load() (Config, error) {
-	cfg, err := loadConfig(c.config)
-	if err != nil {
-		return cfg, err
-	}
-	if c.data != "" {
-		cfg.Data = c.data
-	}
-	return cfg, nil
+// releaseOptions are the releaser's options that cfg describes.
+func releaseOptions(cfg Config) release.Options {
+	return release.Options{ShardSize: cfg.Release.ShardSize}
 }

@@ -2,92 +2,41 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/archivectl/archivectl/crawler"
-	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 )
 
 // runCrawl crawls the seeds file politely into the sealed repository and prints a summary.
 func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--data DIR] [--config FILE] SEEDS")
-		fs.PrintDefaults()
-	}
-	var common commonFlags
-	common.register(fs)
-	agent := fs.String("agent", "", "product token matched against robots.txt groups (default archivectl)")
-	userAgent := fs.String("user-agent", "", "User-Agent header (default: the token and the config's contact URL)")
-	delay := fs.Duration("delay", 0, "minimum delay between requests to one origin (default 1s; robots.txt Crawl-delay still applies)")
-	maxPages := fs.Int("max-pages", 0, "stop after N pages (0: no limit)")
-	maxDepth := fs.Int("max-depth", 0, "follow links at most N deep from a seed (0: no limit)")
-	verbose := fs.Bool("v", false, "log every decision, not only notable events")
-	rf := registerReachFlags(fs)
-	var positional []string
-	for rest := args; ; {
-		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return 0
-			}
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		rest = fs.Args()[1:]
+	var verbose bool
+	cfg, positional, code, ok := cli{
+		name:   "crawl",
+		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--data DIR] [--config FILE] SEEDS\n",
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against robots.txt groups")
+			fs.stringKey(&c.Crawl.UserAgent, "user-agent", "crawl.user_agent", "User-Agent header (default: the token and the config's contact URL)")
+			fs.durationKey(&c.Crawl.Delay, "delay", "crawl.delay", "minimum delay between requests to one origin; robots.txt Crawl-delay still applies")
+			fs.intKey(&c.Crawl.MaxPages, "max-pages", "crawl.max_pages", "stop after N pages (0: no limit)")
+			fs.intKey(&c.Crawl.MaxDepth, "max-depth", "crawl.max_depth", "follow links at most N deep from a seed (0: no limit)")
+			reachFlags(fs, &c.Crawl)
+			fs.BoolVar(&verbose, "v", false, "log every decision, not only notable events")
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
 	if len(positional) != 1 {
 		fmt.Fprintln(stderr, "archivectl crawl: give exactly one SEEDS file (one URL a line); see archivectl crawl -h")
 		return 2
 	}
-	cfg, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
-		return 2
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	cc := cfg.Crawl
-	if set["agent"] {
-		cc.Agent = *agent
-	}
-	if set["user-agent"] {
-		cc.UserAgent = *userAgent
-	}
-	if set["delay"] {
-		cc.Delay = *delay
-	}
-	if set["max-pages"] {
-		cc.MaxPages = *maxPages
-	}
-	if set["max-depth"] {
-		cc.MaxDepth = *maxDepth
-	}
-	rf.apply(set, &cc)
-	switch {
-	case !robots.ValidAgent(cc.Agent):
-		fmt.Fprintf(stderr, "archivectl crawl: --agent %q is not a product token: use letters, '-' and '_' only\n", cc.Agent)
-		return 2
-	case cc.Delay < 0 || cc.MaxPages < 0 || cc.MaxDepth < 0:
-		fmt.Fprintln(stderr, "archivectl crawl: --delay, --max-pages and --max-depth cannot be negative")
-		return 2
-	}
-	if cc.UserAgent == "" {
-		cc.UserAgent = defaultUserAgent(cc.Agent, cfg.Contact)
-	}
-
 	f, err := os.Open(positional[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: cannot read the seeds file: %v\n", err)
@@ -103,48 +52,31 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "archivectl crawl: %s lists no URL: add one absolute http(s) URL a line\n", positional[0])
 		return 2
 	}
-	ccfg := crawler.Config{
-		DataDir:               cfg.Data,
-		ScopedSeeds:           seeds,
-		Agent:                 cc.Agent,
-		UserAgent:             cc.UserAgent,
-		Delay:                 cc.Delay,
-		MaxDelay:              cc.MaxDelay,
-		MaxRetryAfter:         cc.MaxRetryAfter,
-		Concurrency:           cc.Concurrency,
-		MaxPages:              cc.MaxPages,
-		MaxDepth:              cc.MaxDepth,
-		MaxBody:               cc.MaxBody,
-		Timeout:               cc.Timeout,
-		Retries:               cc.Retries,
-		RetryBackoff:          cc.RetryBackoff,
-		RobotsUnreachableDays: cc.RobotsUnreachableDays,
-	}
-	if err := reachConfig(cc, &ccfg); err != nil {
-		fmt.Fprintf(stderr, "archivectl crawl: %v\n", strings.ReplaceAll(err.Error(), "\n", "; "))
-		return 2
+	if st, err := os.Stat(cfg.Data); err == nil && !st.IsDir() {
+		fmt.Fprintf(stderr, "archivectl crawl: %s is a file, not a data directory; pass --data DIR\n", cfg.Data)
+		return 1
 	}
 	if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: cannot create the data directory: %v\n", err)
 		return 1
 	}
 	level := slog.LevelInfo
-	if *verbose {
+	if verbose {
 		level = slog.LevelDebug
 	}
 	prog := newProgress(stderr, isTerminal(stderr))
-	ccfg.Log = slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level}))
-	ccfg.Progress = prog
-	sum, err := crawlStore(ctx, ccfg, store.Options{
-		Software:     "archivectl",
-		Operator:     cfg.Operator,
-		Contact:      cfg.Contact,
-		RobotsPolicy: "obey",
-		MaxFileSize:  cfg.Store.MaxFileSize,
-		Digest:       cfg.Store.Digest,
-	})
+	cc := crawlerConfig(cfg)
+	cc.ScopedSeeds = seeds
+	cc.Log = slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level}))
+	cc.Progress = prog
+	sum, ran, err := crawlStore(ctx, cc, storeOptions(cfg))
 	prog.stop()
-	sum.WriteTo(stdout)
+	if ran {
+		sum.WriteTo(stdout)
+	}
+	if err == nil {
+		err = nothingCaptured(sum)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
 		return 1
@@ -153,23 +85,44 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return 0
 }
 
+// nothingCaptured is the error of a crawl that finished without a page, this run or an earlier
+// one, while some URL failed or was disallowed by an unreachable robots.txt: the seeds' origins
+// could not be crawled. A crawl whose robots.txt files disallow everything succeeds.
+func nothingCaptured(sum crawler.Summary) error {
+	failed := 0
+	for _, n := range sum.Errors {
+		failed += n
+	}
+	if sum.Pages+sum.Resumed > 0 || failed+sum.Unreachable == 0 {
+		return nil
+	}
+	var why []string
+	if failed > 0 {
+		why = append(why, fmt.Sprintf("%d URL(s) failed (see errors above)", failed))
+	}
+	if sum.Unreachable > 0 {
+		why = append(why, fmt.Sprintf("%d disallowed because their robots.txt answered 429 or 5xx", sum.Unreachable))
+	}
+	return fmt.Errorf("no page was captured: %s; check that the seeds' origins answer, then run again", strings.Join(why, ", "))
+}
+
 // crawlStore runs one crawl of cfg.Seeds into the store of cfg.DataDir, logging to cfg.Log.
 // The crawl takes frontier.db before the store is opened, so that a second crawl of the same
-// directory is told that the crawl is busy. The summary is returned whatever the error.
-func crawlStore(ctx context.Context, cfg crawler.Config, opt store.Options) (crawler.Summary, error) {
-	start := time.Now()
+// directory is told that the crawl is busy. ran is false when the crawl could not start;
+// otherwise the summary is returned whatever the error.
+func crawlStore(ctx context.Context, cfg crawler.Config, opt store.Options) (sum crawler.Summary, ran bool, err error) {
 	opt.Logger = cfg.Log
 	if opt.LockTimeout == 0 {
 		opt.LockTimeout = cfg.LockTimeout // 0 for both: lockfile.DefaultTimeout
 	}
 	cr, err := crawler.Open(cfg)
 	if err != nil {
-		return crawler.Summary{Duration: time.Since(start)}, err
+		return sum, false, err
 	}
 	defer cr.Close()
 	st, err := store.Open(cfg.DataDir, opt)
 	if err != nil {
-		return crawler.Summary{Duration: time.Since(start)}, fmt.Errorf("open the store: %w", err)
+		return sum, false, fmt.Errorf("open the store: %w", err)
 	}
 	defer func() {
 		if err := st.Close(); err != nil {
@@ -179,7 +132,8 @@ func crawlStore(ctx context.Context, cfg crawler.Config, opt store.Options) (cra
 	for _, p := range st.Recovered() {
 		cfg.Log.Warn("the store recovered from an earlier crash", "problem", p.String())
 	}
-	return cr.Run(ctx, crawler.StoreArchive(st))
+	sum, err = cr.Run(ctx, crawler.StoreArchive(st))
+	return sum, true, err
 }
 
 // isTerminal reports whether w is a character device (a terminal) that can draw progress.

@@ -1,71 +1,66 @@
 package main
 
 import (
-	"flag"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
 	"strings"
 
 	"github.com/archivectl/archivectl/crawler"
 )
 
-// reachFlags are the crawl flags for scope, requisites, sitemaps and the header embargo.
-type reachFlags struct {
-	scope, sitemaps          *string
-	include, exclude         stringList
-	noRequisites, hdrEmbargo *bool
+// reachFlags registers crawl's flags for scope, requisites, sitemaps and the header embargo,
+// each defaulting to its key of the configuration.
+func reachFlags(fs *flagSet, cc *CrawlConfig) {
+	fs.stringKey(&cc.Scope, "scope", "crawl.scope", "scope of a seed line that names none: origin, host, domain or prefix")
+	fs.stringKey(&cc.Sitemaps, "sitemaps", "crawl.sitemaps", "sitemaps read: robots (robots.txt Sitemap lines), all (and /sitemap.xml) or off")
+	fs.boolKey(&cc.NoRequisites, "no-requisites", "crawl.no_requisites", "fetch no embedded resource (image, stylesheet, font…) outside the scope or depth")
+	fs.boolKey(&cc.HeaderEmbargo, "header-embargo", "crawl.header_embargo", "let an Archive-Embargo response field lengthen a capture's embargo (a proposal, not the -00 draft)")
+	fs.listKey(&cc.Include, "include", "crawl.include", "URL pattern (robots.txt syntax: /news/*, *.pdf$, https://host/path) a page must match; repeatable, replaces crawl.include")
+	fs.listKey(&cc.Exclude, "exclude", "crawl.exclude", "URL pattern no page nor requisite may match; repeatable, replaces crawl.exclude")
 }
 
-// registerReachFlags registers them on fs.
-func registerReachFlags(fs *flag.FlagSet) *reachFlags {
-	r := &reachFlags{
-		scope:        fs.String("scope", "", "scope of a seed line that names none: origin, host, domain or prefix (default origin)"),
-		sitemaps:     fs.String("sitemaps", "", "sitemaps read: robots (robots.txt Sitemap lines), all (and /sitemap.xml) or off (default robots)"),
-		noRequisites: fs.Bool("no-requisites", false, "fetch no embedded resource (image, stylesheet, font…) outside the scope or depth"),
-		hdrEmbargo:   fs.Bool("header-embargo", false, "let an Archive-Embargo response field lengthen a capture's embargo (a proposal, not the -00 draft)"),
+// reachSettings copies the crawl options for scope, requisites, sitemaps, the header embargo
+// and the resolve table into cfg.
+func reachSettings(cc CrawlConfig, cfg *crawler.Config) {
+	cfg.Scope = crawler.Scope(cc.Scope)
+	if sc, err := crawler.ParseScope(cc.Scope); err == nil {
+		cfg.Scope = sc
 	}
-	fs.Var(&r.include, "include", "URL pattern (robots.txt syntax: /news/*, *.pdf$, https://host/path) a page must match; repeatable")
-	fs.Var(&r.exclude, "exclude", "URL pattern no page nor requisite may match; repeatable")
-	return r
-}
-
-// apply puts the flags that were set over the config's crawl options.
-func (r *reachFlags) apply(set map[string]bool, cc *CrawlConfig) {
-	if set["scope"] {
-		cc.Scope = *r.scope
+	cfg.Sitemaps = crawler.SitemapMode(cc.Sitemaps)
+	if m, err := crawler.ParseSitemapMode(cc.Sitemaps); err == nil {
+		cfg.Sitemaps = m
 	}
-	if set["sitemaps"] {
-		cc.Sitemaps = *r.sitemaps
-	}
-	if set["include"] {
-		cc.Include = r.include
-	}
-	if set["exclude"] {
-		cc.Exclude = r.exclude
-	}
-	if set["no-requisites"] {
-		cc.NoRequisites = *r.noRequisites
-	}
-	if set["header-embargo"] {
-		cc.HeaderEmbargo = *r.hdrEmbargo
-	}
-}
-
-// reachConfig copies the crawl options for scope, requisites, sitemaps and the header
-// embargo into cfg and checks them.
-func reachConfig(cc CrawlConfig, cfg *crawler.Config) error {
-	cfg.Scope = crawler.Scope(strings.ToLower(cc.Scope))
-	cfg.Sitemaps = crawler.SitemapMode(strings.ToLower(cc.Sitemaps))
 	cfg.Include, cfg.Exclude = cc.Include, cc.Exclude
 	cfg.NoRequisites, cfg.HeaderEmbargo = cc.NoRequisites, cc.HeaderEmbargo
 	cfg.Resolve = cc.Resolve
-	return cfg.Validate()
 }
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string { return strings.Join(*s, ", ") }
-
-func (s *stringList) Set(v string) error {
-	*s = append(*s, v)
-	return nil
+// reachProblems reports, through bad, each of those options that the crawler would refuse.
+func reachProblems(cc CrawlConfig, bad func(key string, value any, reason string)) {
+	if _, err := crawler.ParseScope(cc.Scope); err != nil {
+		bad("crawl.scope", cc.Scope, "use origin, host, domain or prefix")
+	}
+	for _, l := range []struct {
+		key      string
+		patterns []string
+	}{{"crawl.include", cc.Include}, {"crawl.exclude", cc.Exclude}} {
+		for _, p := range l.patterns {
+			if err := (crawler.Config{Include: []string{p}}).Validate(); err != nil {
+				bad(l.key, p, strings.TrimPrefix(err.Error(), fmt.Sprintf("pattern %q: ", p)))
+			}
+		}
+	}
+	if _, err := crawler.ParseSitemapMode(cc.Sitemaps); err != nil {
+		bad("crawl.sitemaps", cc.Sitemaps, "use robots, all or off")
+	}
+	for _, host := range slices.Sorted(maps.Keys(cc.Resolve)) {
+		switch ip := cc.Resolve[host]; {
+		case host == "":
+			bad("crawl.resolve", host, "an empty host name")
+		case net.ParseIP(ip) == nil:
+			bad("crawl.resolve", host+": "+ip, "not an IP address")
+		}
+	}
 }

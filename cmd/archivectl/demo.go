@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,62 +17,73 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
-	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 )
 
 // demoMarker marks a directory as made by archivectl demo, so a rerun may empty it and nothing else.
 const demoMarker = ".archivectl-demo"
 
+// The demo's own defaults: a data directory of its own, and a short delay (the origins are local).
+const (
+	demoData  = "./demo-data"
+	demoDelay = 100 * time.Millisecond
+)
+
 // demoPasses are the days after the crawl at which the demo runs release passes.
 var demoPasses = []int{0, 8, 32, 91}
 
 // runDemo crawls the embedded demo web, releases it over 91 days and serves the lookup page.
 func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var common commonFlags
-	common.register(fs)
-	noServe := fs.Bool("no-serve", false, "stop after the release passes instead of serving the lookup page")
-	listen := fs.String("listen", "", "address of the lookup page (default 127.0.0.1:8080)")
-	delay := fs.Duration("delay", 100*time.Millisecond, "minimum delay between requests to one demo origin")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	var noServe bool
+	cfg, pos, code, ok := cli{
+		name: "demo",
+		usage: "usage: archivectl demo [--no-serve] [--listen ADDR] [--delay DUR] [--data DIR] [--config FILE]\n" +
+			"Crawls an embedded demo web, releases it over 91 days and serves the result. --data is\n" +
+			"emptied first when an earlier demo made it; any other non-empty directory is refused.\n",
+		config: true,
+		adjust: func(c *Config) {
+			c.Data = demoData
+			c.Operator = "archivectl demo"
+			c.Crawl.Delay = demoDelay
+			c.Crawl.Retries = 0
+		},
+		flags: func(fs *flagSet, c *Config) {
+			fs.BoolVar(&noServe, "no-serve", false, "stop after the release passes instead of serving the lookup page")
+			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address of the lookup page")
+			fs.durationKey(&c.Crawl.Delay, "delay", "crawl.delay", "minimum delay between requests to one demo origin")
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
+	if len(pos) > 0 {
 		fmt.Fprintln(stderr, "archivectl demo: takes no arguments; see archivectl demo -h")
 		return 2
 	}
-	if common.data == "" {
-		common.data = "./demo-data"
-	}
-	cfg, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
-		return 2
-	}
-	if *listen != "" {
-		cfg.Serve.Listen = *listen
+	var ln net.Listener
+	if !noServe { // a busy address fails now, not after the whole demo
+		var err error
+		if ln, err = listen(cfg.Serve.Listen); err != nil {
+			fmt.Fprintf(stderr, "archivectl demo: %v (or --no-serve)\n", err)
+			return 1
+		}
+		defer ln.Close()
 	}
 	if err := freshDemoDir(cfg.Data); err != nil {
 		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
 		return 1
 	}
 	d := &demo{cfg: cfg, out: stdout, log: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
-	if err := d.run(ctx, *delay); err != nil {
+	if err := d.run(ctx); err != nil {
 		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
 		return 1
 	}
-	if *noServe {
+	if noServe {
 		return 0
 	}
-	if err := d.serve(ctx); err != nil {
+	if err := d.serve(ctx, ln); err != nil {
 		fmt.Fprintf(stderr, "archivectl demo: %v\n", err)
 		return 1
 	}
@@ -81,11 +92,13 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 // demo is one run of the demonstration.
 type demo struct {
-	cfg   Config
-	out   io.Writer
-	log   *slog.Logger
-	names map[string]string // origin URL → demo origin name
-	last  time.Time         // the time of the last release pass
+	cfg    Config
+	out    io.Writer
+	log    *slog.Logger
+	names  map[string]string // origin URL → demo origin name
+	last   time.Time         // the time of the last release pass
+	view   string            // the public side the page shows (keepView)
+	viewAt time.Time         // the time of the pass that left it
 }
 
 // freshDemoDir empties dir if an earlier demo made it, and refuses any other non-empty directory.
@@ -111,7 +124,7 @@ func freshDemoDir(dir string) error {
 }
 
 // run starts the demo web, crawls it, and runs the release passes, printing each step.
-func (d *demo) run(ctx context.Context, delay time.Duration) error {
+func (d *demo) run(ctx context.Context) error {
 	site, err := demoweb.Start()
 	if err != nil {
 		return fmt.Errorf("cannot start the demo web: %w", err)
@@ -135,24 +148,11 @@ func (d *demo) run(ctx context.Context, delay time.Duration) error {
 		}
 		seeds = append(seeds, u)
 	}
-	fmt.Fprintf(d.out, "\n== Crawl: %d seeds, at most one request at a time per origin, %s apart\n", len(seeds), delay)
-	cc := d.cfg.Crawl
-	sum, err := crawlStore(ctx, crawler.Config{
-		DataDir:   d.cfg.Data,
-		Seeds:     seeds,
-		Agent:     cc.Agent,
-		UserAgent: defaultUserAgent(cc.Agent, d.cfg.Contact),
-		Delay:     delay,
-		MaxDelay:  cc.MaxDelay,
-		Retries:   0,
-		Log:       slog.New(slog.DiscardHandler),
-	}, store.Options{
-		Software:     "archivectl",
-		Operator:     "archivectl demo",
-		Contact:      d.cfg.Contact,
-		RobotsPolicy: "obey",
-		Digest:       d.cfg.Store.Digest,
-	})
+	cc := crawlerConfig(d.cfg)
+	cc.Seeds = seeds
+	cc.Log = slog.New(slog.DiscardHandler)
+	fmt.Fprintf(d.out, "\n== Crawl: %d seeds, at most one request at a time per origin, %s apart\n", len(seeds), cc.Delay)
+	sum, _, err := crawlStore(ctx, cc, storeOptions(d.cfg))
 	if err != nil {
 		return fmt.Errorf("crawl: %w", err)
 	}
@@ -176,6 +176,9 @@ func (d *demo) run(ctx context.Context, delay time.Duration) error {
 		}
 		fmt.Fprintln(d.out)
 		if err := d.table(seen); err != nil {
+			return err
+		}
+		if err := d.keepView(days, at); err != nil {
 			return err
 		}
 	}
@@ -281,17 +284,16 @@ func publicLines(dir string) ([]public.Line, error) {
 	return lines, nil
 }
 
-// serve runs the lookup page over the demo's public side until ctx ends, its clock at the last pass.
-func (d *demo) serve(ctx context.Context) error {
-	last := d.last
+// serve runs the lookup page until ctx ends over the public side that keepView kept, its
+// clock at the pass that left it.
+func (d *demo) serve(ctx context.Context, ln net.Listener) error {
+	at := d.viewAt
 	return serve(ctx, serveOptions{
-		data:   d.cfg.Data,
-		listen: d.cfg.Serve.Listen,
-		logger: d.log,
-		now:    func() time.Time { return last },
-		ready: func(addr string) {
-			fmt.Fprintf(d.out, "\n== Lookup page: http://%s/  (its clock stands at the last pass, %s; Ctrl-C stops it)\n",
-				addr, last.Format("2006-01-02 15:04"))
-		},
+		data:     d.cfg.Data,
+		public:   d.view,
+		listener: ln,
+		logger:   d.log,
+		now:      func() time.Time { return at },
+		ready:    d.printView,
 	})
 }

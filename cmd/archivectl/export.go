@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -26,38 +25,29 @@ type exportArgs struct {
 // runExport writes the released captures as a WACZ package (--wacz) and/or a standard CDXJ index
 // (--cdx), reading public/ only, optionally filtered by URL prefix, capture time and usage preferences.
 func runExport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("export", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl export [--wacz FILE] [--cdx FILE|-] [--url-prefix URL] [--from T] [--to T]")
-		fmt.Fprintln(stderr, "         [--exclude-usage CATEGORY=y|n]... [--require-usage CATEGORY=y|n]... [--data DIR] [--config FILE]")
-		fmt.Fprintln(stderr, "Exports the released captures of public/: a WACZ package for ReplayWeb.page, a standard CDXJ index for pywb and OutbackCDX.")
-		fs.PrintDefaults()
-	}
-	var common commonFlags
-	common.register(fs)
 	var a exportArgs
 	var from, to string
-	var exclude, require stringList
-	fs.StringVar(&a.wacz, "wacz", "", "write a WACZ 1.1.1 package of the selected captures to this file")
-	fs.StringVar(&a.cdx, "cdx", "", "write the standard CDXJ index of the selected captures to this file (- for standard output)")
-	fs.StringVar(&a.filter.URLPrefix, "url-prefix", "", "only captures at or under this URL (as the lookup's matchType=prefix)")
-	fs.StringVar(&from, "from", "", "only captures made at or after this time (RFC 3339, or a date YYYY-MM-DD)")
-	fs.StringVar(&to, "to", "", "only captures made before this time (RFC 3339, or a date YYYY-MM-DD)")
-	fs.Var(&exclude, "exclude-usage", "leave out captures whose combined Content-Usage preference is this, e.g. train-ai=n (repeatable)")
-	fs.Var(&require, "require-usage", "keep only captures whose combined Content-Usage preference is this, e.g. train-ai=y (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	var exclude, require []string
+	cfg, pos, code, ok := cli{
+		name: "export",
+		usage: "usage: archivectl export [--wacz FILE] [--cdx FILE|-] [--url-prefix URL] [--from T] [--to T]\n" +
+			"         [--exclude-usage CATEGORY=y|n]... [--require-usage CATEGORY=y|n]... [--data DIR] [--config FILE]\n" +
+			"Exports the released captures of public/: a WACZ package for ReplayWeb.page, a standard CDXJ index for pywb and OutbackCDX.\n",
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.StringVar(&a.wacz, "wacz", "", "write a WACZ 1.1.1 package of the selected captures to this file")
+			fs.StringVar(&a.cdx, "cdx", "", "write the standard CDXJ index of the selected captures to this file (- for standard output)")
+			fs.StringVar(&a.filter.URLPrefix, "url-prefix", "", "only captures at or under this URL (as the lookup's matchType=prefix)")
+			fs.StringVar(&from, "from", "", "only captures made at or after this time (RFC 3339, or a date YYYY-MM-DD)")
+			fs.StringVar(&to, "to", "", "only captures made before this time (RFC 3339, or a date YYYY-MM-DD)")
+			fs.Var(&listFlag{p: &exclude}, "exclude-usage", "leave out captures whose combined Content-Usage preference is this, e.g. train-ai=n (repeatable)")
+			fs.Var(&listFlag{p: &require}, "require-usage", "keep only captures whose combined Content-Usage preference is this, e.g. train-ai=y (repeatable)")
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	if err := a.check(fs, from, to, exclude, require); err != nil {
-		fmt.Fprintf(stderr, "archivectl export: %v\n", err)
-		return 2
-	}
-	cfg, err := common.load()
-	if err != nil {
+	if err := a.check(pos, from, to, exclude, require); err != nil {
 		fmt.Fprintf(stderr, "archivectl export: %v\n", err)
 		return 2
 	}
@@ -78,10 +68,10 @@ func runExport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 }
 
 // check validates the flags and fills in the filter; its error is one line, for exit status 2.
-func (a *exportArgs) check(fs *flag.FlagSet, from, to string, exclude, require []string) error {
+func (a *exportArgs) check(pos []string, from, to string, exclude, require []string) error {
 	switch {
-	case fs.NArg() != 0:
-		return fmt.Errorf("unexpected argument %q; see archivectl export -h", fs.Arg(0))
+	case len(pos) != 0:
+		return fmt.Errorf("unexpected argument %q; see archivectl export -h", pos[0])
 	case a.wacz == "" && a.cdx == "":
 		return errors.New("say what to write: --wacz FILE and/or --cdx FILE (- for standard output)")
 	case a.wacz == "-":

@@ -34,11 +34,12 @@ commands:
   serve             serve the lookup API and page (--schedule CRON runs release passes)
   robots URL...     evaluate robots.txt for URLs and print one JSON object per URL
   verify            check sealed and public records against the index
+  export            write the released captures as a WACZ package and/or a CDXJ index
   demo              crawl an embedded demo web, release it over 91 days, serve the result
   version           print the version and the VCS commit (also --version)
 
 Every command takes --data DIR (default ./archive-data) and --config FILE.
-Run "archivectl COMMAND -h" for a command's flags.
+Run "archivectl help COMMAND" (or "archivectl COMMAND -h") for a command's flags.
 `
 
 func main() {
@@ -50,6 +51,9 @@ func main() {
 
 // run dispatches to a subcommand.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) >= 2 && args[0] == "help" {
+		args = []string{args[1], "-h"} // "archivectl help crawl" is "archivectl crawl -h"
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, usage)
 		if len(args) == 0 {

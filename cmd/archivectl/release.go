@@ -3,64 +3,72 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
 )
 
+// earliestNow bounds --now: no capture, and so no release, is older than 1970.
+var earliestNow = time.Unix(0, 0)
+
+// ahead says how far t is after wall: in minutes up to two days, in days beyond (a
+// time.Duration tops out at 292 years; --now may be in 9999).
+func ahead(t, wall time.Time) string {
+	if d := t.Sub(wall); d < 48*time.Hour {
+		return d.Round(time.Minute).String()
+	}
+	return fmt.Sprintf("%d days", (t.Unix()-wall.Unix())/(24*60*60))
+}
+
 // runRelease runs one release pass at --now (default: the current time) and prints what it did.
 func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("release", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl release [--now RFC3339] [--json] [--data DIR] [--config FILE]")
-		fs.PrintDefaults()
+	var nowFlag string
+	var asJSON bool
+	cfg, pos, code, ok := cli{
+		name:   "release",
+		usage:  "usage: archivectl release [--now RFC3339] [--json] [--data DIR] [--config FILE]\n",
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.StringVar(&nowFlag, "now", "", "release as of this instant, RFC 3339 (default: the current time)")
+			fs.BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	var common commonFlags
-	common.register(fs)
-	nowFlag := fs.String("now", "", "release as of this instant, RFC 3339 (default: the current time)")
-	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "archivectl release: unexpected argument %q; see archivectl release -h\n", fs.Arg(0))
+	if len(pos) != 0 {
+		fmt.Fprintf(stderr, "archivectl release: unexpected argument %q; see archivectl release -h\n", pos[0])
 		return 2
 	}
 	now := time.Now().UTC()
-	if *nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, *nowFlag)
+	if nowFlag != "" {
+		t, err := time.Parse(time.RFC3339, nowFlag)
 		if err != nil {
-			fmt.Fprintf(stderr, "archivectl release: --now %q is not an RFC 3339 time such as 2026-03-01T12:00:00Z\n", *nowFlag)
+			fmt.Fprintf(stderr, "archivectl release: --now %q is not an RFC 3339 time such as 2026-03-01T12:00:00Z\n", nowFlag)
 			return 2
 		}
 		now = t.UTC()
+		if now.Before(earliestNow) {
+			fmt.Fprintf(stderr, "archivectl release: --now %s is before 1970, before any capture; give the instant to release as of, e.g. 2026-03-01T12:00:00Z\n", nowFlag)
+			return 2
+		}
 	}
-	cfg, err := common.load()
-	if err != nil {
+	if err := releasable(cfg.Data); err != nil {
 		fmt.Fprintf(stderr, "archivectl release: %v\n", err)
-		return 2
-	}
-	if st, err := os.Stat(cfg.Data); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "archivectl release: data directory %s does not exist; crawl into it first or pass --data\n", cfg.Data)
 		return 1
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if ahead := now.Sub(time.Now()); ahead > 5*time.Minute {
+	if wall := time.Now(); now.Sub(wall) > 5*time.Minute {
 		logger.Warn("--now is ahead of this machine's clock: captures embargoed until then become public now",
-			"now", now.Format(time.RFC3339), "ahead", ahead.Round(time.Minute).String())
+			"now", now.Format(time.RFC3339), "ahead", ahead(now, wall))
 	}
-	r := release.New(cfg.Data, release.Options{ShardSize: cfg.Release.ShardSize, Logger: logger, Software: "archivectl"})
+	opt := releaseOptions(cfg)
+	opt.Logger = logger
+	r := release.New(cfg.Data, opt)
 	s, err := r.Pass(ctx, now)
 	if err != nil {
 		msg := err.Error()
@@ -70,7 +78,7 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "archivectl %s\n", msg)
 		return 1
 	}
-	if *asJSON {
+	if asJSON {
 		out := struct {
 			Now         time.Time  `json:"now"`
 			Released    int        `json:"released"`

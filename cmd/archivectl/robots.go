@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,58 +47,46 @@ type robotsSource struct {
 
 // runRobots is "archivectl robots".
 func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("robots", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported below, in one line
-	var common commonFlags
-	common.register(fs)
-	agent := fs.String("agent", "", "product token matched against user-agent lines (default from config: archivectl)")
-	file := fs.String("robots", "", `robots.txt file to evaluate ("-" for stdin); without it, fetch from each URL's origin`)
-	rawURLs, err := parseRobotsArgs(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stderr, robotsUsage)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl robots: %v; run \"archivectl robots -h\" for the flags\n", err)
-		return 2
-	}
-	cfg, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
-		return 2
+	var file string
+	cfg, rawURLs, code, ok := cli{
+		name:   "robots",
+		usage:  robotsUsage,
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against user-agent lines")
+			fs.StringVar(&file, "robots", "", `robots.txt file to evaluate ("-" for stdin); without it, fetch from each URL's origin`)
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
 	token := cfg.Crawl.Agent
-	agentSet := false
-	fs.Visit(func(f *flag.Flag) { agentSet = agentSet || f.Name == "agent" })
-	if agentSet {
-		token = *agent
-	}
-	if !robots.ValidAgent(token) {
-		fmt.Fprintf(stderr, "archivectl robots: invalid --agent %q: a product token is letters, '-' and '_' only, e.g. archivectl\n", token)
-		return 2
-	}
 	if len(rawURLs) == 0 {
 		fmt.Fprintln(stderr, "archivectl robots: no URL given; usage: archivectl robots --agent TOKEN [--robots FILE] URL...")
 		return 2
 	}
 	targets := make([]robots.Target, len(rawURLs))
 	for i, raw := range rawURLs {
-		if targets[i], err = robots.ParseTarget(raw, *file != ""); err != nil {
+		var err error
+		if targets[i], err = robots.ParseTarget(raw, file != ""); err != nil {
 			fmt.Fprintf(stderr, "archivectl robots: %v\n", robotsTargetError(err))
+			return 2
+		}
+		if o := targets[i].Origin; o != "" && !strings.HasPrefix(o, "http://") && !strings.HasPrefix(o, "https://") {
+			// As for a seed: archivectl crawls only http and https, robots.txt file at hand or not.
+			fmt.Fprintf(stderr, "archivectl robots: invalid URL %q: not an absolute http or https URL; archivectl crawls only those\n", raw)
 			return 2
 		}
 	}
 
 	var rulesFor func(origin string) (*robots.File, error)
-	if *file != "" {
-		p, err := readRobotsFile(*file, stdin)
+	if file != "" {
+		p, err := readRobotsFile(file, stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "archivectl robots: %v\n", err)
 			return 2
 		}
-		r := &robots.File{Availability: robots.Available, Policy: p, Reason: "read from " + *file}
+		r := &robots.File{Availability: robots.Available, Policy: p, Reason: "read from " + file}
 		rulesFor = func(string) (*robots.File, error) { return r, nil }
 	} else {
 		ua := cfg.Crawl.UserAgent
@@ -123,8 +110,8 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return 1
 		}
 		res := robotsOutput(t, r.EvaluatePath(token, t.PathQuery), r)
-		if *file != "" {
-			res.Robots.URL = *file
+		if file != "" {
+			res.Robots.URL = file
 		}
 		if err := enc.Encode(res); err != nil {
 			fmt.Fprintf(stderr, "archivectl robots: writing output: %v\n", err)
@@ -132,26 +119,6 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 	}
 	return 0
-}
-
-// parseRobotsArgs parses flags that may stand before, between or after the positional
-// arguments, and returns the positional ones.
-func parseRobotsArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(pos, rest...), nil // everything after "--" is positional
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // robotsTargetError adds to a robots.ParseTarget error what the person can do about it.

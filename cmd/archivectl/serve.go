@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
@@ -26,38 +26,38 @@ const shutdownGrace = 30 * time.Second
 // release passes as a daemon. On SIGINT/SIGTERM it finishes the running pass and the open
 // requests, then exits 0.
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--data DIR] [--config FILE]")
-		fs.PrintDefaults()
+	var initEmpty bool
+	cfg, pos, code, ok := cli{
+		name:   "serve",
+		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--data DIR] [--config FILE]\n",
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.BoolVar(&initEmpty, "init", false, "serve a missing or empty data directory as a new, empty archive (a service started before the first crawl)")
+			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
+			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	var common commonFlags
-	common.register(fs)
-	listen := fs.String("listen", "", "address to serve on (default 127.0.0.1:8080: loopback only)")
-	schedule := fs.String("schedule", "", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "archivectl serve: unexpected argument %q; see archivectl serve -h\n", pos[0])
+		return 2
+	}
+	if _, err := archiveIn(cfg.Data); err != nil {
+		if !initEmpty || !errors.Is(err, errNoArchive) {
+			if errors.Is(err, errNoArchive) {
+				err = fmt.Errorf("%w, or --init to start an empty archive there", err)
+			}
+			fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
+			return 1
 		}
-		return 2
+		if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
+			fmt.Fprintf(stderr, "archivectl serve: --init: %v\n", err)
+			return 1
+		}
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "archivectl serve: unexpected argument %q; see archivectl serve -h\n", fs.Arg(0))
-		return 2
-	}
-	cfg, err := common.load()
-	if err != nil {
-		fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
-		return 2
-	}
-	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, shardSize: cfg.Release.ShardSize}
-	if *listen != "" {
-		opt.listen = *listen
-	}
-	if *schedule != "" {
-		opt.schedule = *schedule
-	}
+	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, release: releaseOptions(cfg)}
 	opt.logger = slog.New(slog.NewTextHandler(stderr, nil))
 	opt.ready = func(addr string) { fmt.Fprintf(stdout, "archivectl serve: http://%s/\n", addr) }
 	if err := serve(ctx, opt); err != nil {
@@ -71,10 +71,21 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	return 0
 }
 
+// listen opens the lookup's address.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on %s: %w; choose another --listen", addr, err)
+	}
+	return ln, nil
+}
+
 // serveOptions are what serve needs; demo uses it too.
 type serveOptions struct {
 	data, listen, schedule string
-	shardSize              int64
+	public                 string          // the public directory the lookup serves; DATA/public when empty
+	listener               net.Listener    // when set, served instead of listening on listen
+	release                release.Options // for the daemon; its Logger is set from logger
 	logger                 *slog.Logger
 	ready                  func(addr string) // called once the listener is open
 	now                    func() time.Time  // the lookup's clock (countdowns, calendar); time.Now when nil
@@ -92,7 +103,9 @@ func serve(ctx context.Context, opt serveOptions) error {
 
 	var daemon *release.Daemon
 	if opt.schedule != "" {
-		r := release.New(opt.data, release.Options{ShardSize: opt.shardSize, Logger: log, Software: "archivectl"})
+		ro := opt.release
+		ro.Logger = log
+		r := release.New(opt.data, ro)
 		d, err := release.NewDaemon(r, opt.schedule, time.Now, log)
 		if err != nil {
 			return usageError{err}
@@ -103,15 +116,22 @@ func serve(ctx context.Context, opt serveOptions) error {
 		daemon = d
 	}
 
-	srv, err := lookup.Open(layout.Public(opt.data), lookup.Options{
+	pub := layout.Public(opt.data)
+	if opt.public != "" {
+		pub = opt.public
+	}
+	srv, err := lookup.Open(pub, lookup.Options{
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		ReleaseMetrics: daemon == nil, // without a daemon here, the release metrics come from state.json
 	})
 	if err != nil {
 		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)
 	}
-	ln, err := net.Listen("tcp", opt.listen)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w; choose another --listen", opt.listen, err)
+	ln := opt.listener
+	if ln == nil {
+		if ln, err = listen(opt.listen); err != nil {
+			return err
+		}
 	}
 	addr := ln.Addr().(*net.TCPAddr)
 	if !addr.IP.IsLoopback() {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -221,16 +222,23 @@ func TestServeSchedule(t *testing.T) {
 
 func TestServeBadUsage(t *testing.T) {
 	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { busy.Close() }) // after the parallel subtests
 	tests := []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
-		{"bad schedule", []string{"--schedule", "every tuesday"}, 2, "is not a cron spec"},
+		{"bad schedule", []string{"--schedule", "every tuesday"}, 2, "not a cron spec"},
 		{"stray argument", []string{"extra"}, 2, "unexpected argument"},
 		{"unknown flag", []string{"--port", "80"}, 2, "flag provided but not defined"},
-		{"address in use", []string{"--listen", "127.0.0.1:-1"}, 1, "cannot listen on"},
+		{"port out of range", []string{"--listen", "127.0.0.1:-1"}, 2, "the port is a number from 0 to 65535"},
+		{"address in use", []string{"--init", "--listen", busy.Addr().String()}, 1, "cannot listen on"},
+		{"no archive", []string{"--listen", "127.0.0.1:0"}, 1, "does not exist: no archive"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/archivectl/archivectl/release"
@@ -18,36 +15,33 @@ import (
 // runVerify checks the sealed repository against its index and lists each inconsistency;
 // with --reindex it first rebuilds index.db from the sealed WARC files alone.
 func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: archivectl verify [--reindex] [--data DIR] [--config FILE]")
-		fmt.Fprintln(stderr, "Checks every sealed WARC record (syntax, digests) against index.db; exit 1 lists each problem.")
-		fs.PrintDefaults()
+	var reindex bool
+	cfg, pos, code, ok := cli{
+		name: "verify",
+		usage: "usage: archivectl verify [--reindex] [--data DIR] [--config FILE]\n" +
+			"Checks every sealed WARC record (syntax, digests) against index.db; exit 1 lists each problem.\n",
+		config: true,
+		flags: func(fs *flagSet, c *Config) {
+			fs.BoolVar(&reindex, "reindex", false, "first rebuild index.db from the sealed WARC files alone (release states are kept when the old index is readable)")
+		},
+	}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	var common commonFlags
-	common.register(fs)
-	reindex := fs.Bool("reindex", false, "first rebuild index.db from the sealed WARC files alone (release states are kept when the old index is readable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	if len(pos) != 0 {
+		fmt.Fprintf(stderr, "archivectl verify: unexpected argument %q; see archivectl verify -h\n", pos[0])
 		return 2
 	}
-	if fs.NArg() != 0 {
-		fmt.Fprintf(stderr, "archivectl verify: unexpected argument %q; see archivectl verify -h\n", fs.Arg(0))
-		return 2
-	}
-	cfg, err := common.load()
+	found, err := archiveIn(cfg.Data)
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl verify: %v\n", err)
-		return 2
+		return 1
 	}
-	if st, err := os.Stat(layout.Sealed(cfg.Data)); err != nil || !st.IsDir() {
+	if !found[layout.SealedDir] {
 		fmt.Fprintf(stderr, "archivectl verify: %s holds no sealed repository (no %s/); crawl into it first or pass --data\n", cfg.Data, layout.SealedDir)
 		return 1
 	}
-	if *reindex {
+	if reindex {
 		start := time.Now()
 		skipped, err := store.Reindex(ctx, cfg.Data)
 		if err != nil {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -11,17 +9,12 @@ import (
 
 // runVersion prints the module version and the VCS commit the binary was built from.
 func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, "usage: archivectl version (or archivectl --version)") }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	_, pos, code, ok := cli{name: "version", usage: "usage: archivectl version (or archivectl --version)\n"}.parse(args, stderr)
+	if !ok {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "archivectl version: unexpected argument %q; see archivectl version -h\n", fs.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "archivectl version: unexpected argument %q; see archivectl version -h\n", pos[0])
 		return 2
 	}
 	info, _ := debug.ReadBuildInfo()

@@ -101,7 +101,10 @@ func parseQuery(r *http.Request) (query, error) {
 	if len(r.URL.RawQuery) > maxQuery {
 		return q, fmt.Errorf("the query string is longer than %d bytes; shorten it", maxQuery)
 	}
-	v := r.URL.Query()
+	v, err := queryValues(r.URL.RawQuery)
+	if err != nil {
+		return q, err
+	}
 	q.raw = strings.TrimSpace(v.Get("url"))
 	switch {
 	case q.raw == "":
@@ -111,6 +114,9 @@ func parseQuery(r *http.Request) (query, error) {
 	}
 	if !strings.Contains(q.raw, "://") {
 		q.raw = "https://" + q.raw // what a person types into the search box
+	}
+	if err := checkURL(q.raw); err != nil {
+		return q, err
 	}
 	key, err := surt.Key(q.raw)
 	if err != nil {
@@ -165,7 +171,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 			return
 		}
-		writeCaptures(w, q.raw, "", cs, "")
+		writeCaptures(w, q.raw, "", asOf(cs, s.now()), "")
 		return
 	}
 	page, more := ix.prefix(q.matcher(), q.after, q.limit)
@@ -173,7 +179,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 	if more {
 		next = cursorAfter(&page[len(page)-1]).String()
 	}
-	writeCaptures(w, q.raw, "prefix", page, next)
+	writeCaptures(w, q.raw, "prefix", asOf(page, s.now()), next)
 }
 
 // cursor is the position of the last capture of a page: the next page starts after it. It names

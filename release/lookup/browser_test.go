@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +50,7 @@ func headless(t *testing.T, chromium string, args ...string) string {
 
 // TestBrowserSearch loads the page in headless Chromium, fills the search form the way its
 // rendered DOM says (GET, action, field name), and checks the result page shows an embargoed
-// and a released capture; it saves a screenshot (in ARCHIVECTL_SCREENSHOT_DIR when set).
+// and a released capture; it saves a screenshot (see screenshotDir).
 func TestBrowserSearch(t *testing.T) {
 	t.Parallel()
 	chromium := chromiumPath(t)
@@ -76,11 +75,7 @@ func TestBrowserSearch(t *testing.T) {
 	action = action.ResolveReference(&url.URL{Path: attr(form, "action")})
 	action.RawQuery = url.Values{attr(input, "name"): {"http://www.example.com/a/"}}.Encode()
 
-	dir := os.Getenv("ARCHIVECTL_SCREENSHOT_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	shot := filepath.Join(dir, "lookup-search.png")
+	shot := filepath.Join(screenshotDir(t), "lookup-search.png")
 	result := headless(t, chromium, "--dump-dom", "--screenshot="+shot, "--window-size=1100,1500", action.String())
 	for _, want := range []string{
 		`<span class="badge embargoed">embargoed</span>`, `<span class="badge released">released</span>`,
@@ -90,14 +85,28 @@ func TestBrowserSearch(t *testing.T) {
 			t.Errorf("the rendered result page lacks %q", want)
 		}
 	}
-	if n := len(regexp.MustCompile(`<rect [^>]*><title>`).FindAllString(result, -1)); n != 7*calWeeks {
-		t.Errorf("the calendar rendered %d days, want %d", n, 7*calWeeks)
+	if n := strings.Count(result, "<g><title>"); n != 2*7*calWeeks { // the wide and the tall layout
+		t.Errorf("the calendars rendered %d days, want %d", n, 2*7*calWeeks)
 	}
 	fi, err := os.Stat(shot)
 	if err != nil || fi.Size() < 10<<10 {
 		t.Fatalf("screenshot %s missing or nearly empty: %v", shot, err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", shot, fi.Size())
+}
+
+// screenshotDir is where browser tests write their screenshots: $ARCHIVECTL_SCREENSHOTS when
+// set (made if need be), else the test's temporary directory.
+func screenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("ARCHIVECTL_SCREENSHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // find returns the first node under n (depth first) for which ok holds.

@@ -4,29 +4,38 @@ import (
 	"fmt"
 	"html"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
 
-// The calendar's geometry: weeks as columns, Monday to Sunday as rows.
+// The calendar's geometry: calWeeks weeks of seven days, one square a day, in pixels at 1:1.
 const (
-	calWeeks = 14 // 98 days: the longest embargo period (q, 90 days) fits
-	calCell  = 15
-	calGap   = 3
-	calLeft  = 30
-	calTop   = 18
+	calWeeks  = 14 // 98 days: the longest embargo period (q, 90 days) fits
+	calCell   = 40
+	calGap    = 4
+	calStep   = calCell + calGap
+	calLabel  = 40 // the column of weekday (wide) or month (tall) labels
+	calHead   = 24 // the row of month (wide) or weekday (tall) labels
+	calLegend = 56 // the legend and note under the squares
 )
 
-// calendarSVG draws the embargoed captures due on each of the next calWeeks weeks from now as
-// server-rendered SVG: one square a day, darker for more releases, with a title per day;
-// days in mark (release days of the capture being looked at) get an outline.
-func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool) string {
+// calendarSVG draws the embargoed captures due on each day of the calWeeks weeks from the
+// Monday of now's week as server-rendered SVG: one square a day with its day of the month and,
+// when captures come out that day, how many; darker for more; a title per day. today is outlined
+// dark, days in mark (release days of the capture being looked at) red. wide lays weeks out as
+// columns (a laptop); otherwise weeks are rows, as in a paper calendar, to fit a phone's width.
+// All text is at least 12 px at 1:1, and the SVG scales to its box through its viewBox.
+func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide bool) string {
 	today := now.UTC().Truncate(24 * time.Hour)
 	start := today.AddDate(0, 0, -int((today.Weekday()+6)%7)) // Monday of this week
 	end := start.AddDate(0, 0, 7*calWeeks)
 	counts := map[time.Time]int{}
 	most, later, total := 0, 0, 0
 	for _, d := range days {
+		if d.day.Before(today) {
+			continue
+		}
 		if !d.day.Before(end) {
 			later += d.count
 			continue
@@ -35,82 +44,112 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool) string
 		most = max(most, d.count)
 		total += d.count
 	}
-	w := calLeft + calWeeks*(calCell+calGap)
-	h := calTop + 7*(calCell+calGap) + 44
+	// at places week w, weekday d (0 = Monday) in the layout.
+	at := func(w, d int) (x, y int) { return calLabel + w*calStep, calHead + d*calStep }
+	width, height := calLabel+calWeeks*calStep, calHead+7*calStep+calLegend
+	if !wide {
+		at = func(w, d int) (x, y int) { return calLabel + d*calStep, calHead + w*calStep }
+		width, height = calLabel+7*calStep, calHead+calWeeks*calStep+calLegend
+	}
+	orient := "tall"
+	if wide {
+		orient = "wide"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="calendar" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="cal-title">`, w, h, w, h)
-	fmt.Fprintf(&b, `<title id="cal-title">Release calendar: %d captures come out of embargo in the %d weeks from %s</title>`, total, calWeeks, start.Format(time.DateOnly))
-	for i, name := range []string{"Mon", "", "Wed", "", "Fri", "", "Sun"} {
-		if name != "" {
-			fmt.Fprintf(&b, `<text x="0" y="%d" %s>%s</text>`, calTop+i*(calCell+calGap)+calCell-2, label, name)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="calendar %s" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="cal-title-%s">`,
+		orient, width, height, width, height, orient)
+	fmt.Fprintf(&b, `<title id="cal-title-%s">Release calendar: %s due in the %d weeks from %s</title>`,
+		orient, plural(total, "capture"), calWeeks, start.Format("Mon 2 Jan 2006"))
+	for d, name := range []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"} {
+		x, y := at(0, d)
+		if wide {
+			fmt.Fprintf(&b, `<text x="0" y="%d" %s>%s</text>`, y+calCell/2+5, label, name)
+		} else {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" %s>%s</text>`, x+calCell/2, calHead-8, label, name)
 		}
 	}
-	for _, week := range monthColumns(start) {
-		fmt.Fprintf(&b, `<text x="%d" y="11" %s>%s</text>`, calLeft+week*(calCell+calGap), label, start.AddDate(0, 0, 7*week+6).Month().String()[:3])
+	for _, w := range monthStarts(start) {
+		x, y := at(w, 0)
+		name := start.AddDate(0, 0, 7*w+6).Format("Jan")
+		if wide {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" %s>%s</text>`, x, calHead-8, label, name)
+		} else {
+			fmt.Fprintf(&b, `<text x="0" y="%d" %s>%s</text>`, y+calCell/2+5, label, name)
+		}
 	}
-	for week := range calWeeks {
-		x := calLeft + week*(calCell+calGap)
-		for wd := range 7 {
-			day := start.AddDate(0, 0, 7*week+wd)
-			y := calTop + wd*(calCell+calGap)
+	for w := range calWeeks {
+		for d := range 7 {
+			day := start.AddDate(0, 0, 7*w+d)
+			x, y := at(w, d)
 			n := counts[day]
-			fill, stroke := shades[level(n, most)], ""
+			lv := level(n, most)
+			fill, ink, stroke := shades[lv], inks[lv], ""
 			if day.Before(today) {
-				fill = "#f6f6f6"
+				fill, ink = "#f4f4f4", "#aaa"
 			}
 			if day.Equal(today) {
-				stroke = ` stroke="#333" stroke-width="1.5"`
+				stroke = ` stroke="#1d1d1f" stroke-width="2"`
 			}
 			if mark[day] {
-				stroke = ` stroke="#c0392b" stroke-width="2.5"`
+				stroke = ` stroke="#c0392b" stroke-width="3"`
 			}
 			what := "no releases"
-			if n == 1 {
-				what = "1 capture released"
-			} else if n > 1 {
-				what = fmt.Sprintf("%d captures released", n)
+			if n > 0 {
+				what = plural(n, "capture") + " released"
 			}
-			fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" rx="2" fill="%s"%s><title>%s</title></rect>`,
-				x, y, calCell, calCell, fill, stroke, html.EscapeString(day.Format("Mon 2 Jan 2006")+": "+what))
+			if day.Equal(today) {
+				what += " (today)"
+			}
+			fmt.Fprintf(&b, `<g><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="4" fill="%s"%s/>`,
+				html.EscapeString(day.Format("Mon 2 Jan 2006")+": "+what), x, y, calCell, calCell, fill, stroke)
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" font-size="12" fill="%s">%d</text>`, x+4, y+14, ink, day.Day())
+			if n > 0 {
+				fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-family="sans-serif" font-size="15" font-weight="bold" fill="%s">%s</text>`,
+					x+calCell-5, y+calCell-6, ink, strconv.Itoa(n))
+			}
+			b.WriteString(`</g>`)
 		}
 	}
-	note := fmt.Sprintf("%d captures due in these %d weeks", total, calWeeks)
-	if later > 0 {
-		note += fmt.Sprintf("; %d more after %s", later, end.AddDate(0, 0, -1).Format(time.DateOnly))
-	}
-	fmt.Fprintf(&b, `<text x="0" y="%d" %s>%s</text>`, h-4, label, html.EscapeString(note))
-	lx := w - 5*(calCell+calGap) - 58 // legend: fewer ▢▢▢▢▢ more
-	fmt.Fprintf(&b, `<text x="%d" y="%d" %s>fewer</text>`, lx, h-24, label)
+	legendY := height - calLegend + 22
+	fmt.Fprintf(&b, `<text x="0" y="%d" %s>fewer</text>`, legendY, label)
 	for i, shade := range shades {
-		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" rx="2" fill="%s"/>`, lx+30+i*(calCell+calGap), h-24-calCell+3, calCell, calCell, shade)
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="18" height="18" rx="3" fill="%s"/>`, 44+i*22, legendY-14, shade)
 	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" %s>more</text></svg>`, lx+30+5*(calCell+calGap)+2, h-24, label)
+	fmt.Fprintf(&b, `<text x="%d" y="%d" %s>more</text>`, 44+5*22+4, legendY, label)
+	note := plural(total, "capture") + " due in these " + strconv.Itoa(calWeeks) + " weeks"
+	if later > 0 {
+		note += fmt.Sprintf("; %d more after %s", later, end.AddDate(0, 0, -1).Format("2 Jan"))
+	}
+	fmt.Fprintf(&b, `<text x="0" y="%d" %s>%s</text></svg>`, legendY+26, label, html.EscapeString(note))
 	return b.String()
 }
 
-// monthColumns returns the weeks that start a month label: each week whose Sunday is in a new
-// month, except the first column when the next label follows within two weeks (they would overlap).
-func monthColumns(start time.Time) []int {
-	var cols []int
+// monthStarts returns the weeks that carry a month label: each week whose Sunday is in a new
+// month, except the first when the next label follows within two weeks (they would overlap).
+func monthStarts(start time.Time) []int {
+	var weeks []int
 	last := time.Month(0)
-	for week := range calWeeks {
-		if m := start.AddDate(0, 0, 7*week+6).Month(); m != last {
-			cols = append(cols, week)
+	for w := range calWeeks {
+		if m := start.AddDate(0, 0, 7*w+6).Month(); m != last {
+			weeks = append(weeks, w)
 			last = m
 		}
 	}
-	if len(cols) > 1 && cols[0] == 0 && cols[1] < 3 {
-		cols = cols[1:]
+	if len(weeks) > 1 && weeks[0] == 0 && weeks[1] < 2 {
+		weeks = weeks[1:]
 	}
-	return cols
+	return weeks
 }
 
 // label styles the calendar's text with presentation attributes: no stylesheet is needed, so
 // the SVG looks the same inline in the page and alone under a strict Content-Security-Policy.
-const label = `font-family="sans-serif" font-size="10" fill="#555"`
+const label = `font-family="sans-serif" font-size="13" fill="#444"`
 
-// shades fill a day by level: none, then four steps to the busiest day.
-var shades = [5]string{"#ebedf0", "#c6dbef", "#6baed6", "#2171b5", "#08306b"}
+// shades fill a day by level: none, then four steps to the busiest day; inks are the text on them.
+var (
+	shades = [5]string{"#e8ebef", "#c6dbef", "#6baed6", "#2171b5", "#08306b"}
+	inks   = [5]string{"#555", "#1d1d1f", "#1d1d1f", "#fff", "#fff"}
+)
 
 // level buckets a day's count into 0 (none) to 4 (the busiest day).
 func level(n, most int) int {
@@ -120,11 +159,11 @@ func level(n, most int) int {
 	return 1 + min(3, (n-1)*4/most)
 }
 
-// handleCalendarSVG answers GET /calendar.svg.
+// handleCalendarSVG answers GET /calendar.svg: the wide calendar, or ?layout=tall.
 func (s *Server) handleCalendarSVG(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	now := s.now()
-	svg := calendarSVG(ix.upcoming(now), now, nil)
+	svg := calendarSVG(ix.upcoming(now), now, nil, r.URL.Query().Get("layout") != "tall")
 	w.Header().Set("Content-Type", "image/svg+xml")
 	w.Write([]byte(svg))
 }

@@ -3,6 +3,8 @@ package lookup
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -25,7 +27,8 @@ type fixture struct {
 	cdxj   map[string][]string
 	shards map[string]*bytes.Buffer
 	gen    int
-	serial int // of the file names written to: a new serial is a new pass's files
+	log    []public.LogEntry // release-log.jsonl, one entry per released capture
+	serial int               // of the file names written to: a new serial is a new pass's files
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -63,6 +66,12 @@ func (f *fixture) tombstone(c public.CDXJ) {
 // release adds a released capture whose response record carries body; it returns the line written.
 func (f *fixture) release(c public.CDXJ, contentType, body string) public.CDXJ {
 	f.t.Helper()
+	return f.releaseMember(c, gzipped(warcRecord(c, contentType, body)))
+}
+
+// releaseMember adds a released capture whose record is the gzip member given, as it is.
+func (f *fixture) releaseMember(c public.CDXJ, member []byte) public.CDXJ {
+	f.t.Helper()
 	name := fmt.Sprintf("shards/PUBLIC-20261129000000-%05d", f.serial)
 	shard := name + ".warc.gz"
 	buf := f.shards[shard]
@@ -71,20 +80,43 @@ func (f *fixture) release(c public.CDXJ, contentType, body string) public.CDXJ {
 		f.shards[shard] = buf
 	}
 	c.State, c.Filename, c.Offset = "released", shard, int64(buf.Len())
-	http := "HTTP/1.1 200 OK\r\nContent-Type: " + contentType + "\r\nContent-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n" + body
-	typ := "response"
-	if c.Revisit {
-		typ, http = "revisit", "HTTP/1.1 200 OK\r\nContent-Type: "+contentType+"\r\n\r\n"
+	buf.Write(member)
+	if c.Length == 0 {
+		c.Length = int64(len(member))
 	}
-	rec := "WARC/1.1\r\nWARC-Type: " + typ + "\r\nWARC-Record-ID: " + c.ID + "\r\nWARC-Target-URI: " + c.URL +
-		"\r\nWARC-Date: " + c.Time + "\r\nContent-Type: application/http;msgtype=response\r\nContent-Length: " +
-		fmt.Sprint(len(http)) + "\r\n\r\n" + http + "\r\n\r\n"
-	zw := gzip.NewWriter(buf)
-	zw.Write([]byte(rec))
-	zw.Close()
-	c.Length = int64(buf.Len()) - c.Offset
 	f.add(name+".cdxj", c)
+	releaseAt, _ := time.Parse(time.RFC3339, c.ReleaseAt)
+	f.log = append(f.log, public.LogEntry{Pass: time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC), Event: public.EventReleased,
+		ID: c.ID, URL: c.URL, Digest: c.Digest, ReleaseAt: releaseAt, File: c.Filename, Offset: c.Offset, Length: c.Length})
 	return c
+}
+
+// warcRecord is the uncompressed response (or revisit) record of c, with its digests.
+func warcRecord(c public.CDXJ, contentType, body string) string {
+	http := "HTTP/1.1 200 OK\r\nContent-Type: " + contentType + "\r\nContent-Length: " + fmt.Sprint(len(body)) + "\r\n\r\n" + body
+	typ, payload := "response", sha256sum(body)
+	if c.Revisit {
+		typ, http, payload = "revisit", "HTTP/1.1 200 OK\r\nContent-Type: "+contentType+"\r\n\r\n", c.Digest
+	}
+	return "WARC/1.1\r\nWARC-Type: " + typ + "\r\nWARC-Record-ID: " + c.ID + "\r\nWARC-Target-URI: " + c.URL +
+		"\r\nWARC-Date: " + c.Time + "\r\nContent-Type: application/http;msgtype=response\r\nWARC-Block-Digest: " +
+		sha256sum(http) + "\r\nWARC-Payload-Digest: " + payload + "\r\nContent-Length: " +
+		fmt.Sprint(len(http)) + "\r\n\r\n" + http + "\r\n\r\n"
+}
+
+// gzipped is s as one gzip member.
+func gzipped(s string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	zw.Close()
+	return b.Bytes()
+}
+
+// sha256sum is the WARC digest of s as the store writes it by default.
+func sha256sum(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // commit writes every file, byte-sorted CDXJ, and state.json with the next generation.
@@ -102,8 +134,26 @@ func (f *fixture) commit() {
 	for name, b := range f.shards {
 		f.write(name, b.Bytes())
 	}
+	var log bytes.Buffer
+	for _, e := range f.log {
+		b, err := json.Marshal(e)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		log.Write(append(b, '\n'))
+	}
+	f.write("release-log.jsonl", log.Bytes())
 	f.gen++
-	f.write("state.json", fmt.Appendf(nil, `{"generation": %d, "last_pass": "2026-11-29T21:00:00Z", "next_release": null}`, f.gen))
+	released, tombstoned := 0, 0
+	for name, lines := range f.cdxj {
+		if strings.HasPrefix(name, "shards/") {
+			released += len(lines)
+		} else {
+			tombstoned += len(lines)
+		}
+	}
+	f.write("state.json", fmt.Appendf(nil, `{"generation": %d, "last_pass": "2026-11-29T21:00:00Z", "next_release": null, "released": %d, "tombstoned": %d}`,
+		f.gen, released, tombstoned))
 }
 
 // write replaces one file atomically, as the releaser does.

@@ -114,6 +114,7 @@ func loadIndex(fsys fs.FS, logger *slog.Logger, prev *index) (*index, error) {
 		for _, e := range r.bad {
 			logger.Warn("skipping malformed CDXJ line", "file", names[i], "line", e.line, "err", e.err)
 		}
+		warnBeyondShards(fsys, logger, names[i], r.chunks)
 		ix.badLines += len(r.bad)
 		for _, c := range r.chunks {
 			total += len(c)

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -20,20 +22,47 @@ var templates embed.FS
 //go:embed static
 var static embed.FS
 
-var pageTemplate = template.Must(template.ParseFS(templates, "templates/page.html"))
+var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{"noun": noun}).ParseFS(templates, "templates/page.html"))
 
-// pageData is what the page template shows.
+// pageData is what the page template shows. One of Captures, Browse or (with neither) the
+// archive at a glance fills the page under the search box and any notice.
 type pageData struct {
 	Query      string
+	Prefix     bool // the search box asks for everything under the URL
 	Error      string
+	Shorter    []link // prefix views to try when a URL was never made public
 	Captures   []pageCapture
-	Calendar   template.HTML
-	Upcoming   []dayJSON
-	Released   int
-	Embargoed  int
-	Generation int64
-	LastPass   string
+	Under      link // the prefix view of the captures' directory
+	Browse     *browseData
+	Glance     glance
+	Wide       template.HTML // the release calendar, weeks as columns
+	Tall       template.HTML // the same, weeks as rows
+	Upcoming   []upcomingDay
+	Recent     []recentRelease
 	Now        string
+	Generation int64
+}
+
+// link is one link the page offers.
+type link struct{ Href, Text string }
+
+// glance is the archive in numbers.
+type glance struct {
+	Released, Embargoed        int
+	NextRelease, NextCountdown string
+	LastPass                   string
+	Generation                 int64
+}
+
+// upcomingDay is one release day in the list of next releases.
+type upcomingDay struct {
+	Date, When string
+	Captures   int
+}
+
+// recentRelease is one capture in the list of the most recent releases.
+type recentRelease struct {
+	URL, Href, ReleasedAt, Site, SiteHref string
 }
 
 // pageCapture is one capture as the page shows it.
@@ -47,40 +76,51 @@ type pageCapture struct {
 	RecordLink, PayloadLink                                   string
 }
 
-// handlePage answers GET /: the search box, the captures of ?url= with their state, release date
-// and countdown, tombstone headers and digest, Content-Usage in words, and the release calendar.
-// It is plain server-rendered HTML and needs no JavaScript.
+// handlePage answers GET /: the search box; then the captures of ?url= (state, release date and
+// countdown, tombstone headers and digest, Content-Usage), or with matchType=prefix a browsable
+// list of what lies below it, or else the archive at a glance: counts, next releases as a list and
+// a calendar, and the most recent releases. Plain server-rendered HTML; it needs no JavaScript.
+// Every state shown is computed against the server's clock.
 func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	now := s.now()
-	d := pageData{Released: ix.released, Embargoed: ix.embargoed, Generation: ix.generation, Now: now.UTC().Format(time.RFC3339)}
-	if t := ix.state.LastPass; !t.IsZero() {
-		d.LastPass = t.UTC().Format(time.RFC3339)
-	}
+	d := pageData{Now: now.UTC().Format("Mon 2 Jan 2006 15:04 UTC"), Generation: ix.generation}
 	code := http.StatusOK
 	mark := map[time.Time]bool{}
-	if strings.TrimSpace(r.URL.Query().Get("url")) != "" {
-		d.Query = r.URL.Query().Get("url")
+	v, err := queryValues(r.URL.RawQuery)
+	switch {
+	case err != nil:
+		d.Query, d.Error, code = queryParam(r.URL.RawQuery, "url"), err.Error(), http.StatusBadRequest
+	case strings.TrimSpace(v.Get("url")) != "":
+		d.Query, d.Prefix = v.Get("url"), v.Get("matchType") == "prefix"
 		q, err := parseQuery(r)
 		switch {
 		case err != nil:
 			d.Error, code = err.Error(), http.StatusBadRequest
-		case len(ix.exact(q.key)) == 0:
-			d.Error, code = q.raw+" has never been made public by this archive: check the URL, or try a shorter one.", http.StatusNotFound
-		}
-		if err == nil {
-			for _, c := range ix.exact(q.key) {
-				d.Captures = append(d.Captures, toPage(&c, now))
+		case q.prefix:
+			d.Browse = s.browse(ix, q, v.Get("limit") == "", now)
+		default:
+			cs := asOf(ix.exact(q.key), now)
+			if len(cs) == 0 {
+				d.Error, code = q.raw+" has never been made public by this archive. Check the URL, or browse what it holds nearby:", http.StatusNotFound
+				d.Shorter = shorter(q.raw)
+			}
+			for i := range cs {
+				c := &cs[i]
+				d.Captures = append(d.Captures, toPage(c, now))
 				if !c.released {
 					mark[time.Unix(0, c.releaseAt).UTC().Truncate(24*time.Hour)] = true
 				}
 			}
+			if len(cs) > 0 {
+				if dirs := shorter(cs[0].url()); len(dirs) > 0 {
+					d.Under = dirs[0]
+				}
+			}
 		}
 	}
-	days := ix.upcoming(now)
-	d.Calendar = template.HTML(calendarSVG(days, now, mark)) // built from numbers and escaped text only
-	for _, day := range days[:min(len(days), 10)] {
-		d.Upcoming = append(d.Upcoming, dayJSON{day.day.Format("Mon 2 Jan 2006"), day.count})
+	if d.Browse == nil {
+		s.home(&d, ix, now, mark)
 	}
 	var buf bytes.Buffer
 	if err := pageTemplate.Execute(&buf, d); err != nil {
@@ -93,7 +133,51 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	w.Write(buf.Bytes())
 }
 
-// toPage renders one capture for the page.
+// home fills in the archive at a glance, the next releases and the most recent ones.
+func (s *Server) home(d *pageData, ix *index, now time.Time, mark map[time.Time]bool) {
+	g := glance{Released: ix.released, Embargoed: ix.embargoed, Generation: ix.generation}
+	if t := ix.state.LastPass; !t.IsZero() {
+		g.LastPass = t.UTC().Format("2 Jan 2006 15:04 UTC")
+	}
+	days := ix.upcoming(now)
+	today := now.UTC().Truncate(24 * time.Hour)
+	switch t := ix.state.NextRelease; {
+	case t != nil:
+		g.NextRelease, g.NextCountdown = t.UTC().Format("2 Jan 2006 15:04 UTC"), countdown(t.Sub(now))
+	case len(days) > 0: // a state.json without next_release: the first release day will do
+		g.NextRelease, g.NextCountdown = days[0].day.Format("Mon 2 Jan 2006"), dayWhen(days[0].day, today)
+	}
+	d.Glance = g
+	d.Wide = template.HTML(calendarSVG(days, now, mark, true)) // built from numbers and escaped text only
+	d.Tall = template.HTML(calendarSVG(days, now, mark, false))
+	for _, day := range days[:min(len(days), 8)] {
+		d.Upcoming = append(d.Upcoming, upcomingDay{Date: day.day.Format("Mon 2 Jan 2006"), When: dayWhen(day.day, today), Captures: day.count})
+	}
+	if len(d.Captures) > 0 {
+		return
+	}
+	for _, e := range s.recentReleases(ix, now, 8) {
+		r := recentRelease{URL: e.URL, Href: "/?url=" + url.QueryEscape(e.URL), ReleasedAt: e.ReleaseAt.UTC().Format("2 Jan 2006 15:04")}
+		if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
+			r.Site, r.SiteHref = u.Host, "/?matchType=prefix&url="+url.QueryEscape(u.Scheme+"://"+u.Host+"/")
+		}
+		d.Recent = append(d.Recent, r)
+	}
+}
+
+// dayWhen says how far a day lies from today: "today", "tomorrow", "in 5 days".
+func dayWhen(day, today time.Time) string {
+	switch n := int(day.Sub(today) / (24 * time.Hour)); n {
+	case 0:
+		return "today"
+	case 1:
+		return "tomorrow"
+	default:
+		return "in " + plural(n, "day")
+	}
+}
+
+// toPage renders one capture, whose state is already the one at now (asOf), for the page.
 func toPage(c *capture, now time.Time) pageCapture {
 	p := pageCapture{
 		URL: c.url(), Timestamp: humanTime(c.time), State: public.StateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
@@ -106,12 +190,22 @@ func toPage(c *capture, now time.Time) pageCapture {
 	ts := time.Unix(0, c.time).UTC().Format("20060102150405")
 	if c.released {
 		p.State, p.Countdown = public.StateReleased, "released"
-		p.RecordLink = "/api/v1/record?url=" + template.URLQueryEscaper(c.url()) + "&timestamp=" + ts
+		p.RecordLink = "/api/v1/record?url=" + url.QueryEscape(c.url()) + "&timestamp=" + ts
 		p.PayloadLink = p.RecordLink + "&format=payload"
 	} else {
 		p.Countdown = countdown(time.Unix(0, c.releaseAt).Sub(now))
 	}
 	return p
+}
+
+// queryParam returns the raw (undecoded) value of a parameter, to show it back in the search box.
+func queryParam(raw, name string) string {
+	for pair := range strings.SplitSeq(raw, "&") {
+		if k, v, _ := strings.Cut(pair, "="); k == name {
+			return v
+		}
+	}
+	return ""
 }
 
 // humanTime renders Unix nanoseconds for a person: UTC, to the second.
@@ -134,15 +228,23 @@ func countdown(d time.Duration) string {
 }
 
 // plural writes n and a noun that agrees with it.
-func plural(n int, noun string) string {
+func plural(n int, word string) string { return strconv.Itoa(n) + " " + noun(n, word) }
+
+// noun is word in the number n asks for: "capture" for one, "captures" otherwise.
+func noun(n int, word string) string {
 	if n == 1 {
-		return "1 " + noun
+		return word
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return word + "s"
 }
 
-// handleStatic serves the page's stylesheet.
+// handleStatic serves the page's stylesheet and other files under static/; never a directory listing.
 func handleStatic(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/")
+	if fi, err := fs.Stat(static, name); err != nil || fi.IsDir() {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such file %s", r.URL.Path))
+		return
+	}
 	w.Header().Set("Cache-Control", "public, max-age=3600")
-	http.FileServerFS(static).ServeHTTP(w, r)
+	http.ServeFileFS(w, r, static, name)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -37,7 +38,7 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ix := s.ix.Load()
-	cs := ix.exact(q.key)
+	cs := asOf(ix.exact(q.key), s.now()) // released before its time on our clock: embargoed
 	c, err := pick(cs, r.URL.Query().Get("timestamp"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -67,7 +68,11 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.serveRecord(w, c, format); err != nil {
 		s.log.Error("record not served", "url", c.url(), "file", c.file, "offset", c.offset, "err", err)
-		writeError(w, http.StatusInternalServerError, fmt.Sprintf("the public record of %s cannot be read (%v); run archivectl verify", c.url(), err))
+		what := "cannot be read"
+		if errors.As(err, new(damageError)) {
+			what = "is damaged and is not served"
+		}
+		writeError(w, http.StatusInternalServerError, fmt.Sprintf("the public record of %s %s (%v); run archivectl verify", c.url(), what, err))
 	}
 }
 
@@ -111,8 +116,12 @@ func original(cs []capture, rev *capture) *capture {
 	return nil
 }
 
-// serveRecord streams a released capture's record in the given format. Errors before the first
-// byte is written are returned; later ones can only cut the answer short.
+// serveRecord answers with a released capture's record in the given format, verified: the gzip
+// member must be whole and end exactly at the indexed length, and the WARC record's digests must
+// match (checker). A record whose answer fits in maxVerified bytes is checked before its status
+// line is sent, so damage answers 500; a larger one is streamed while it is checked, its last
+// bytes held back, and on damage the connection is aborted so no client takes it for whole.
+// Errors are returned only while nothing has been sent.
 func (s *Server) serveRecord(w http.ResponseWriter, c *capture, format string) error {
 	f, err := s.fsys.Open(c.file)
 	if err != nil {
@@ -123,41 +132,102 @@ func (s *Server) serveRecord(w http.ResponseWriter, c *capture, format string) e
 	if !ok {
 		return fmt.Errorf("public/%s does not allow random access", c.file)
 	}
-	member := io.NewSectionReader(ra, c.offset, c.length)
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat public/%s: %w", c.file, err)
+	}
+	if err := beyondShard(c, fi.Size()); err != nil { // never read towards the end of the file
+		s.damaged.Inc()
+		return err
+	}
 	stamp := time.Unix(0, c.time).UTC()
 	name := stamp.Format("20060102150405") + "-" + fileSafe(c.url())
-	h := w.Header()
+	out := &spool{w: w, limit: s.maxVerified, header: http.Header{}}
+	h := out.header
 	h.Set("Memento-Datetime", stamp.Format(http.TimeFormat))
-	if format == "warc.gz" {
+	member := io.NewSectionReader(ra, c.offset, c.length)
+	var in io.Reader = member
+	switch format {
+	case "warc.gz":
 		h.Set("Content-Type", "application/gzip")
-		h.Set("Content-Length", strconv.FormatInt(c.length, 10))
 		h.Set("Content-Disposition", `attachment; filename="`+name+`.warc.gz"`)
-		_, err := io.Copy(w, member)
-		return s.streamed(err, c)
-	}
-	gz, err := gzip.NewReader(member)
-	if err != nil {
-		return fmt.Errorf("public/%s at %d: %w", c.file, c.offset, err)
-	}
-	gz.Multistream(false)
-	if format == "warc" {
-		br := bufio.NewReader(gz)
-		if _, err := br.Peek(5); err != nil {
-			return fmt.Errorf("public/%s at %d: %w", c.file, c.offset, err)
-		}
+		out.length = c.length
+		in = io.TeeReader(member, out)
+	case "warc":
 		h.Set("Content-Type", "application/warc")
 		h.Set("Content-Disposition", `attachment; filename="`+name+`.warc"`)
-		_, err := io.Copy(w, br)
-		return s.streamed(err, c)
 	}
-	p, err := readPayload(gz)
+	err = s.copyChecked(out, in, c, format)
+	switch {
+	case err == nil:
+		out.finish()
+		return nil
+	case errors.Is(err, errClientGone):
+		s.log.Debug("record answer cut short by the client", "url", c.url(), "err", err)
+		return nil
+	}
+	err = fmt.Errorf("public/%s at %d (length %d): %w", c.file, c.offset, c.length, err)
+	var d damageError
+	if errors.As(err, &d) {
+		s.damaged.Inc()
+	}
+	if out.committed {
+		s.log.Error("record damaged while streamed; connection aborted", "url", c.url(), "file", c.file, "offset", c.offset, "err", err)
+		panic(http.ErrAbortHandler) // the held-back end never goes out: the answer is visibly cut
+	}
+	return err
+}
+
+// copyChecked reads the gzip member in through a checker and writes the format's bytes to out
+// (warc.gz: the caller tees the member itself). Whatever happens, the record is read to its end:
+// a damageError says the record fails a check; any other error is one of a sound record (an
+// archived HTTP response that does not parse) or of reading the file.
+func (s *Server) copyChecked(out io.Writer, in io.Reader, c *capture, format string) error {
+	br := bufio.NewReaderSize(in, 32<<10)
+	gz, err := gzip.NewReader(br)
 	if err != nil {
-		return fmt.Errorf("public/%s at %d: %w", c.file, c.offset, err)
+		return asDamage(fmt.Errorf("gzip member: %w", err))
+	}
+	gz.Multistream(false)
+	chk := newChecker(c.url())
+	rd := io.TeeReader(gz, chk)
+	var copyErr error
+	switch format {
+	case "warc.gz":
+		_, copyErr = io.Copy(io.Discard, rd)
+	case "warc":
+		_, copyErr = io.Copy(out, rd)
+	case "payload":
+		copyErr = copyPayload(out.(*spool), rd)
+	}
+	if errors.Is(copyErr, errClientGone) {
+		return copyErr // nobody left to answer: read no further
+	}
+	if _, err := io.Copy(io.Discard, rd); err != nil { // the rest of the record, to its gzip trailer
+		return asDamage(err)
+	}
+	if extra, err := io.Copy(io.Discard, br); err != nil {
+		return asDamage(err)
+	} else if extra > 0 {
+		return damaged("the indexed length runs %d bytes past the gzip member", extra)
+	}
+	if err := chk.finish(); err != nil {
+		return err
+	}
+	if copyErr != nil {
+		return fmt.Errorf("the record is sound but its payload cannot be read: %w", copyErr)
+	}
+	return nil
+}
+
+// copyPayload writes the HTTP payload of the record read from rd, with its header fields.
+func copyPayload(out *spool, rd io.Reader) error {
+	p, err := readPayload(rd)
+	if err != nil {
+		return err
 	}
 	defer p.body.Close()
-	if p.target != c.url() {
-		return fmt.Errorf("public/%s at %d holds %q, not %q", c.file, c.offset, p.target, c.url())
-	}
+	h := out.header
 	for _, k := range []string{"Content-Type", "Content-Encoding", "Content-Language"} {
 		if v := p.header.Get(k); v != "" {
 			h.Set(k, v)
@@ -169,18 +239,24 @@ func (s *Server) serveRecord(w http.ResponseWriter, c *capture, format string) e
 	// The archived payload is someone else's content: render it in a sandbox, scripts off, nothing loaded.
 	h.Set("Content-Security-Policy", "sandbox; default-src 'none'; style-src 'unsafe-inline'")
 	h.Set("X-Archive-Status", strconv.Itoa(p.status))
-	_, err = io.Copy(w, p.body)
-	return s.streamed(err, c)
+	_, err = io.Copy(out, p.body)
+	return err
 }
 
-// streamed logs an error that happened while streaming: the status line is gone and the client
-// sees a short body, so there is nothing left to answer.
-func (s *Server) streamed(err error, c *capture) error {
-	if err != nil {
-		s.log.Debug("record answer cut short", "url", c.url(), "err", err)
+// asDamage turns a read error of the member into a damageError: gzip's checksum and format
+// errors, a member cut short, and the checker's own errors all mean the bytes on disk are wrong.
+// Errors of the file system and of the client stay what they are.
+func asDamage(err error) error {
+	var d damageError
+	var pe *fs.PathError
+	if errors.As(err, &d) || errors.As(err, &pe) || errors.Is(err, errClientGone) {
+		return err
 	}
-	return nil
+	return damageError{err}
 }
+
+// errClientGone stops reading a record once the client of a committed answer has gone away.
+var errClientGone = errors.New("the client went away")
 
 // fileSafe turns a URL into a file-name fragment.
 func fileSafe(u string) string {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/archivectl/archivectl/release/public"
 )
@@ -134,7 +135,7 @@ func TestIgnoresUnfinishedFiles(t *testing.T) {
 func TestIncrementalReloadMatchesFull(t *testing.T) {
 	t.Parallel()
 	f := standard(t)
-	s := f.server(testNow)
+	s := f.server(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)) // after p03's release time: shown released
 	before := s.ix.Load()
 	f.serial = 2
 	f.release(public.CDXJ{ // tree/p03 was a tombstone in pass 1

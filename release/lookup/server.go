@@ -8,8 +8,8 @@
 //	GET /api/v1/captures?url=URL[&matchType=exact|prefix&limit=N&cursor=C]   captures of a URL (or below a prefix)
 //	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed
 //	GET /api/v1/calendar                                                     upcoming releases per day
-//	GET /  ?url=URL                                                          the page: search, captures, countdown, calendar
-//	GET /calendar.svg                                                        the release calendar alone
+//	GET /[?url=URL[&matchType=prefix&cursor=C]]                              the page: the archive at a glance, a capture card, or a prefix list
+//	GET /calendar.svg[?layout=tall]                                          the release calendar alone
 package lookup
 
 import (
@@ -35,6 +35,9 @@ type Options struct {
 	Registerer prometheus.Registerer // where the lookup's metrics go; none registered when nil
 	Metrics    http.Handler          // served at /metrics when set
 	Refresh    time.Duration         // how often Watch checks state.json; 1s when zero
+	// ReleaseMetrics also registers the release metrics public/state.json answers (last pass,
+	// next release, captures released and tombstoned), for a process that runs no release daemon.
+	ReleaseMetrics bool
 }
 
 // Server is the lookup service over one public directory. It is an http.Handler.
@@ -48,7 +51,14 @@ type Server struct {
 	stamp   stamp      // of the state.json the current index was loaded under
 	metrics *metrics
 	handler http.Handler
+	// Records whose answer is at most maxVerified bytes are verified before the status line.
+	maxVerified int
+	damaged     prometheus.Counter // records refused or cut off because they failed a check
+	recent      atomic.Pointer[recentList]
 }
+
+// maxVerified is how much of a record answer is held until the record is verified.
+const maxVerified = 8 << 20
 
 // Open returns a Server over the public directory dir, with its index loaded. dir is opened as
 // an os.Root, so no name in an index can reach outside it; it may not exist yet (nothing has
@@ -59,7 +69,7 @@ func Open(dir string, opt Options) (*Server, error) {
 
 // New returns a Server over the public directory fsys, with its index loaded.
 func New(fsys fs.FS, opt Options) (*Server, error) {
-	s := &Server{fsys: fsys, opt: opt, log: opt.Logger, now: opt.Now}
+	s := &Server{fsys: fsys, opt: opt, log: opt.Logger, now: opt.Now, maxVerified: maxVerified}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -74,6 +84,20 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	s.damaged = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "archivectl_lookup_damaged_records_total",
+		Help: "Released records refused (500) or cut off mid-answer because they failed their gzip or digest checks.",
+	})
+	if opt.Registerer != nil {
+		if err := opt.Registerer.Register(s.damaged); err != nil {
+			return nil, fmt.Errorf("register lookup metrics: %w", err)
+		}
+		if opt.ReleaseMetrics {
+			if err := opt.Registerer.Register(newStateCollector(s)); err != nil {
+				return nil, fmt.Errorf("register release metrics: %w", err)
+			}
+		}
+	}
 	s.ix.Store(&index{})
 	if _, err := s.Refresh(); err != nil {
 		return nil, err

@@ -1,0 +1,69 @@
+package lookup
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// pageBrowseLimit is how many captures one page of the prefix view lists unless ?limit= says.
+const pageBrowseLimit = 50
+
+// browseData is one page of the prefix view: the captures under a URL, in SURT order.
+type browseData struct {
+	Under    string // the URL asked for
+	Captures []pageCapture
+	Up       []link // the same view one directory up, and at the site's root
+	Next     string // the next page, when there is one
+	First    string // the first page, when this is a later one
+}
+
+// browse lists a page of the captures below q (a prefix query) as they stand at now, with links
+// to the next page (its cursor) and to the directories above.
+func (s *Server) browse(ix *index, q query, defaultLimit bool, now time.Time) *browseData {
+	if defaultLimit {
+		q.limit = pageBrowseLimit
+	}
+	page, more := ix.prefix(q.matcher(), q.after, q.limit)
+	b := &browseData{Under: q.raw, Up: shorter(q.raw)}
+	base := "/?matchType=prefix&url=" + url.QueryEscape(q.raw)
+	if !defaultLimit {
+		base += "&limit=" + strconv.Itoa(q.limit)
+	}
+	if more {
+		b.Next = base + "&cursor=" + cursorAfter(&page[len(page)-1]).String()
+	}
+	if q.after.key != "" {
+		b.First = base
+	}
+	page = asOf(page, now)
+	for i := range page {
+		b.Captures = append(b.Captures, toPage(&page[i], now))
+	}
+	return b
+}
+
+// shorter returns the prefix views that hold what lies near raw: its directory (for a URL that
+// ends in "/", the one above) and its site's root, each once and never raw itself.
+func shorter(raw string) []link {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	u.RawQuery, u.Fragment, u.RawFragment = "", "", ""
+	path := strings.TrimSuffix(u.EscapedPath(), "/")
+	var out []link
+	seen := map[string]bool{raw: true}
+	for _, p := range []string{path[:strings.LastIndexByte(path, '/')+1], "/"} {
+		v := *u
+		v.RawPath, v.Path = "", ""
+		target := v.String() + p
+		if p == "" || seen[target] {
+			continue
+		}
+		seen[target] = true
+		out = append(out, link{Href: "/?matchType=prefix&url=" + url.QueryEscape(target), Text: target})
+	}
+	return out
+}
