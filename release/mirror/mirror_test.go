@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/internal/pubtest"
+	"github.com/archivectl/archivectl/test/pubtest"
 	"github.com/archivectl/archivectl/release/lookup"
 	"github.com/archivectl/archivectl/release/mirror"
 	"github.com/archivectl/archivectl/release/publicstore"

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/internal/pubtest"
+	"github.com/archivectl/archivectl/test/pubtest"
 	"github.com/archivectl/archivectl/release/publicstore"
 	"github.com/archivectl/archivectl/release/publicstore/storetest"
 	"github.com/archivectl/archivectl/release/publish"

@@ -275,8 +275,10 @@ func (s *Store) reason(err error) string {
 		return fmt.Sprintf("the store failed (HTTP %d%s), retries included; try again later", code, paren(apiCode(err)))
 	case code != 0:
 		return fmt.Sprintf("the store refused it (HTTP %d%s)", code, paren(apiCode(err)))
-	case errors.As(err, &ne):
+	case errors.As(err, &ne) && strings.Contains(err.Error(), "dial "):
 		return "cannot reach the endpoint " + s.endpoint + ": " + lastPart(err)
+	case errors.As(err, &ne) || strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "EOF"):
+		return "the connection to the endpoint " + s.endpoint + " failed, retries included: " + lastPart(err)
 	}
 	return lastPart(err)
 }

@@ -31,7 +31,13 @@ func Secret(host string, i int) string { return fmt.Sprintf("SECRET-%s-%04d-do-n
 // and padded to about pad bytes.
 func Seal(t testing.TB, dir, host string, n, pad int) {
 	t.Helper()
-	s, err := store.Open(dir, store.Options{Logger: Quiet(), Now: func() time.Time { return T0 }, MaxFileSize: 1 << 20})
+	SealAt(t, dir, host, n, pad, T0)
+}
+
+// SealAt is Seal of a crawl made at t0 instead of T0.
+func SealAt(t testing.TB, dir, host string, n, pad int, t0 time.Time) {
+	t.Helper()
+	s, err := store.Open(dir, store.Options{Logger: Quiet(), Now: func() time.Time { return t0 }, MaxFileSize: 1 << 20})
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
@@ -43,7 +49,7 @@ func Seal(t testing.TB, dir, host string, n, pad int) {
 		body := fmt.Sprintf("<html><body><p>%s</p>%s</body></html>", Secret(host, i), strings.Repeat(fmt.Sprintf("filler %d ", i), pad/10))
 		req := fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: archivectl-test\r\n\r\n", u.RequestURI(), u.Host)
 		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-		caps = append(caps, store.Capture{URL: raw, Time: T0.Add(time.Duration(i) * time.Second), IP: "127.0.0.1",
+		caps = append(caps, store.Capture{URL: raw, Time: t0.Add(time.Duration(i) * time.Second), IP: "127.0.0.1",
 			Request: []byte(req), Response: []byte(resp), Period: periods[i%4]})
 	}
 	for len(caps) > 0 {
