@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/test/pubtest"
 	"github.com/archivectl/archivectl/release/lookup"
 	"github.com/archivectl/archivectl/release/mirror"
 	"github.com/archivectl/archivectl/release/publicstore"
 	"github.com/archivectl/archivectl/release/publish"
 	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/test/pubtest"
 )
 
 // node is one crawl node of a test: its data directory and host.

@@ -15,11 +15,11 @@ import (
 	"testing"
 
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/test/pubtest"
 	"github.com/archivectl/archivectl/release/publicstore"
 	"github.com/archivectl/archivectl/release/publicstore/storetest"
 	"github.com/archivectl/archivectl/release/publish"
 	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/test/pubtest"
 )
 
 func publishTo(s publicstore.Store, dir, node string) func(context.Context) error {
