@@ -146,9 +146,8 @@ func (m *Mirror) Refresh(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("mirror: %w", err)
 	}
-	if err := durable.ReplaceFile(filepath.Join(m.dir, layout.StateFile), status, 0o644); err != nil {
-		return false, fmt.Errorf("mirror: %w", err)
-	}
+	// Records first: a new generation only adds record files, so the lookup, still on the old
+	// CDXJ, finds every record it names; then state.json, which makes the lookup reload.
 	for node, mf := range manifests {
 		m.view.Store(node, mf)
 	}
@@ -158,6 +157,9 @@ func (m *Mirror) Refresh(ctx context.Context) (bool, error) {
 		}
 		return true
 	})
+	if err := durable.ReplaceFile(filepath.Join(m.dir, layout.StateFile), status, 0o644); err != nil {
+		return false, fmt.Errorf("mirror: %w", err)
+	}
 	for vp := range m.files {
 		if _, ok := want[vp]; !ok {
 			os.Remove(filepath.Join(m.dir, filepath.FromSlash(vp)))

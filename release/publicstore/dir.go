@@ -93,10 +93,13 @@ func (d *Dir) Put(ctx context.Context, name string, body io.ReadSeeker, size int
 	if err != nil {
 		return fmt.Errorf("put %s: %w", name, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return fmt.Errorf("%s: %w", d, err)
+	err = os.ErrNotExist
+	for try := 0; try < 3 && errors.Is(err, fs.ErrNotExist); try++ { // a Delete may remove an emptied parent meanwhile
+		if err = os.MkdirAll(filepath.Dir(dst), 0o755); err == nil {
+			err = os.Link(tmp, dst)
+		}
 	}
-	if err := os.Link(tmp, dst); err != nil {
+	if err != nil {
 		if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.EEXIST) {
 			return d.same(name, dst, size, sum)
 		}

@@ -37,16 +37,17 @@ go build -o "$work/archivectl" ./cmd/archivectl
 go build -o "$work/site" ./test/scaleout/site
 go build -o "$work/check" ./test/scaleout/check
 
-# Loopback ports below 55535 whose port + 10000 (weed's gRPC) is free too.
+# Loopback ports whose port + 10000 (weed's gRPC) is free too, both below the kernel's ephemeral
+# ports (32768 and up) that an outgoing connection may take meanwhile.
 used=" "
 free_port() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 25000))
+		p=$((10000 + RANDOM % 12000))
 		case "$used" in *" $p "* | *" $((p + 10000)) "*) continue ;; esac
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && ! (exec 3<>"/dev/tcp/127.0.0.1/$((p + 10000))") 2>/dev/null; then
 			used="$used$p $((p + 10000)) "
-			echo "$p"
+			port=$p # not echoed: a $(subshell) would lose what used records
 			return
 		fi
 	done
@@ -60,14 +61,20 @@ cat >"$work/weed/s3.json" <<'EOF'
   {"name": "reader", "credentials": [{"accessKey": "scaleout-reader", "secretKey": "scaleout-reader-secret"}], "actions": ["Read", "List"]}
 ]}
 EOF
-s3port=$(free_port)
-"$weed" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$work/weed/data" \
-	-master.port="$(free_port)" -volume.port="$(free_port)" -filer -filer.port="$(free_port)" \
-	-filer.localSocket="$work/weed/filer.sock" -s3 -s3.port="$s3port" -s3.config="$work/weed/s3.json" \
-	-s3.localSocket="$work/weed/s3.sock" -s3.port.iceberg=0 -s3.port.lance=0 \
-	-master.volumeSizeLimitMB=256 -volume.max=64 -volume.preStopSeconds=0 -master.raftHashicorp \
-	>"$work/weed/weed.log" 2>&1 &
-pids+=($!)
+start_weed() {
+	free_port; s3port=$port
+	free_port; local master=$port
+	free_port; local volume=$port
+	free_port; local filer=$port
+	"$weed" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$work/weed/data" \
+		-master.port="$master" -volume.port="$volume" -filer -filer.port="$filer" \
+		-filer.localSocket="$work/weed/filer.sock" -s3 -s3.port="$s3port" -s3.config="$work/weed/s3.json" \
+		-s3.localSocket="$work/weed/s3.sock" -s3.port.iceberg=0 -s3.port.lance=0 \
+		-master.volumeSizeLimitMB=256 -volume.max=64 -volume.preStopSeconds=0 -master.raftHashicorp \
+		>"$work/weed/weed.log" 2>&1 &
+	weed_pid=$!
+	pids+=($weed_pid)
+}
 
 # The AWS environment of a process: endpoint, credentials, region; no shared files, no instance metadata.
 aws_env() { # writer|reader
@@ -78,7 +85,15 @@ aws_env() { # writer|reader
 as() { local who=$1; shift; env $(aws_env "$who") "$@"; }
 
 start=$SECONDS
-as writer "$work/check" mkbucket archive || { tail -20 "$work/weed/weed.log"; die "SeaweedFS did not start"; }
+for attempt in 1 2 3; do
+	start_weed
+	if as writer "$work/check" mkbucket archive "$weed_pid"; then break; fi
+	kill -9 "$weed_pid" 2>/dev/null || true
+	# Another process took a port between the check and weed's bind: other ports.
+	grep -q "address already in use" "$work/weed/weed.log" && [ "$attempt" -lt 3 ] || { tail -20 "$work/weed/weed.log"; die "SeaweedFS did not start"; }
+	echo "a port was taken meanwhile; starting SeaweedFS on other ports"
+	rm -rf "$work/weed/data" && mkdir -p "$work/weed/data"
+done
 echo "SeaweedFS ready in $((SECONDS - start))s at http://127.0.0.1:$s3port"
 bucket=s3://archive/public
 
@@ -129,7 +144,7 @@ echo "node 2 had made $sealed_before requests when it was killed"
 # The lookup nodes: read-only credentials, each its own data directory for its view.
 lookups=()
 for l in 1 2; do
-	port=$(free_port)
+	free_port
 	as reader "$work/archivectl" serve --public "$bucket" --data "$work/lookup-$l" --listen "127.0.0.1:$port" \
 		>"$work/lookup-$l.out" 2>"$work/lookup-$l.err" &
 	pids+=($!)

@@ -272,12 +272,14 @@ func (s *Server) output() string {
 	return string(b)
 }
 
-// freePorts picks four loopback ports below 55535, each with port+10000 (its gRPC port) free too.
+// freePorts picks four loopback ports, each with port+10000 (its gRPC port) free too: from
+// 10000 to 21999, so that both stay below the kernel's ephemeral ports (32768 and up), which
+// any outgoing connection may take between this check and weed's bind.
 func freePorts() ([4]int, error) {
 	var ports [4]int
 	used := map[int]bool{}
 	for i := 0; i < len(ports); {
-		p := 20000 + rand.IntN(35000)
+		p := 10000 + rand.IntN(12000)
 		if used[p] || used[p+10000] || used[p-10000] || !free(p) || !free(p+10000) {
 			continue
 		}

@@ -1,7 +1,7 @@
 // Command check verifies what test/scaleout/run.sh promises, from the site's own request log
 // and from the bucket itself (read with the AWS environment's credentials):
 //
-//	check mkbucket BUCKET                   create the bucket, waiting (90 s at most) for the store to be up
+//	check mkbucket BUCKET PID               create the bucket, waiting (90 s at most) for the store, process PID, to be up
 //	check origins DIR NODES                 every origin was requested, by exactly one node: its partition's
 //	check bucket STORE DIR NODES NOW START END
 //	                                        at NOW (RFC 3339), of a crawl made between START and END: every
@@ -55,7 +55,7 @@ func main() {
 	}
 	switch os.Args[1] {
 	case "mkbucket":
-		mkbucket(os.Args[2])
+		mkbucket(os.Args[2], atoi(os.Args[3]))
 	case "origins":
 		checkOrigins(os.Args[2], atoi(os.Args[3]))
 	case "bucket":
@@ -275,8 +275,9 @@ func gunzip(name string, b []byte) []byte {
 	return out
 }
 
-// mkbucket creates a bucket with the environment's credentials, retrying while the store starts.
-func mkbucket(bucket string) {
+// mkbucket creates a bucket with the environment's credentials, retrying while the store's
+// process pid starts; it gives up as soon as that process has ended.
+func mkbucket(bucket string, pid int) {
 	ctx := context.Background()
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRetryMaxAttempts(1))
 	if err != nil {
@@ -291,10 +292,20 @@ func mkbucket(bucket string) {
 		if err == nil || errors.As(err, &owned) {
 			return
 		}
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || ended(pid) {
 			fmt.Fprintf(os.Stderr, "check mkbucket: %v\n", err)
 			os.Exit(1)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// ended tells whether process pid is gone or a zombie.
+func ended(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(rest, "Z")
 }
