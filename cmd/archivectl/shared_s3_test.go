@@ -221,11 +221,23 @@ func TestReleaseToS3Faults(t *testing.T) {
 			t.Errorf("garbage left: %s", o.Name)
 		}
 	}
-	var b bytes.Buffer
-	for _, f := range m.Files {
-		b.WriteString(f.Path + "\n")
-	}
 	t.Logf("generation %d: %d files, %d log parts", m.Generation, len(m.Files), len(m.Log))
+
+	// verify checks the bucket too: whole, then with an object of the latest generation gone.
+	verify := func() (string, int) {
+		stdout, stderr, code := runIn(t, "verify", "--data", data, "--public", "s3://faults/pub")
+		return stdout + stderr, code
+	}
+	if out, code := verify(); code != 0 {
+		t.Fatalf("verify of a whole bucket: exit %d\n%s", code, out)
+	}
+	gone := publish.NodePrefix("n1") + m.Files[0].Object
+	if err := s.Delete(context.Background(), gone); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := verify(); code != 1 || !strings.Contains(out, "shared: node n1 generation") || !strings.Contains(out, gone) {
+		t.Fatalf("verify with %s gone: exit %d\n%s", gone, code, out)
+	}
 }
 
 // syncBuffer is a bytes.Buffer that a server's goroutines may write while the test reads it.
