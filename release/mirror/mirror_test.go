@@ -1,14 +1,19 @@
 package mirror_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,5 +136,102 @@ func TestMirrorServesTheUnion(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// flaky is a store whose reads can be made to fail, as an unreachable bucket.
+type flaky struct {
+	publicstore.Store
+	down atomic.Bool
+}
+
+var errDown = errors.New("store unreachable")
+
+func (f *flaky) List(ctx context.Context, prefix string) ([]publicstore.Object, error) {
+	if f.down.Load() {
+		return nil, errDown
+	}
+	return f.Store.List(ctx, prefix)
+}
+
+func (f *flaky) Read(ctx context.Context, name string, off, n int64) (io.ReadCloser, error) {
+	if f.down.Load() {
+		return nil, errDown
+	}
+	return f.Store.Read(ctx, name, off, n)
+}
+
+// TestMirrorKeepsServingThroughFailures: an unreachable store, or an object that does not match
+// its manifest, fails Refresh and leaves the view serving what it served.
+func TestMirrorKeepsServingThroughFailures(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	s := &flaky{Store: publicstore.NewDir(root)}
+	dir := t.TempDir()
+	pubtest.Seal(t, dir, "a.example", 12, 100)
+	pub := func(ctx context.Context) error {
+		_, err := publish.Publish(ctx, dir, s, publish.Options{Node: "a", Logger: pubtest.Quiet()})
+		return err
+	}
+	if _, err := pubtest.Pass(t, dir, 0, release.Options{Publish: pub}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := mirror.Open(context.Background(), s, t.TempDir(), mirror.Options{Logger: pubtest.Quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := pubtest.T0.Add(time.Hour)
+	view, err := lookup.New(m.FS(), lookup.Options{Logger: pubtest.Quiet(), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := "/api/v1/captures?url=" + url.QueryEscape("https://a.example/page/9") // a week's embargo: released by the second pass
+	_, before := get(t, view, q)
+	if _, err := pubtest.Pass(t, dir, 8, release.Options{Publish: pub}); err != nil {
+		t.Fatal(err)
+	}
+	s.down.Store(true)
+	if _, err := m.Refresh(context.Background()); !errors.Is(err, errDown) {
+		t.Fatalf("Refresh with the store down: %v", err)
+	}
+	view.Refresh()
+	if _, got := get(t, view, q); got != before {
+		t.Fatalf("the view changed while the store was down:\n%s\n%s", got, before)
+	}
+	if !strings.Contains(before, `"state":"embargoed"`) {
+		t.Fatalf("page 9 before the second pass: %s", before)
+	}
+	s.down.Store(false)
+	// A CDXJ object that does not match its manifest is refused.
+	mf, _, _ := publish.Latest(context.Background(), s, "a")
+	for _, f := range mf.Files {
+		if strings.HasSuffix(f.Path, ".cdxj") && strings.HasPrefix(f.Path, "shards/") {
+			p := filepath.Join(root, "nodes", "a", filepath.FromSlash(f.Object))
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte("released"), []byte("RELEASED"), 1), 0o644)
+		}
+	}
+	if _, err := m.Refresh(context.Background()); err == nil || !strings.Contains(err.Error(), "its manifest says") {
+		t.Fatalf("Refresh over a tampered object: %v", err)
+	}
+	view.Refresh()
+	if _, got := get(t, view, q); got != before {
+		t.Fatal("the view changed after a refused refresh")
+	}
+	// Once the object is right again, the view moves on.
+	for _, f := range mf.Files {
+		if strings.HasSuffix(f.Path, ".cdxj") && strings.HasPrefix(f.Path, "shards/") {
+			p := filepath.Join(root, "nodes", "a", filepath.FromSlash(f.Object))
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte("RELEASED"), []byte("released"), 1), 0o644)
+		}
+	}
+	if changed, err := m.Refresh(context.Background()); err != nil || !changed {
+		t.Fatalf("Refresh once the store is whole: %v, %v", changed, err)
+	}
+	now = pubtest.T0.Add(9 * 24 * time.Hour) // the lookup's clock, past the release
+	view.Refresh()
+	if _, got := get(t, view, q); !strings.Contains(got, `"state":"released"`) {
+		t.Fatalf("page 9 after the second pass: %s", got)
 	}
 }
