@@ -25,9 +25,11 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/scaleout-XXXXXX")
 pids=()
+used=" " # ports taken by this run (free_port)
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
+	for p in $used; do rm -f /tmp/seaweedfs-*-grpc-"$p".sock; done # weed's gRPC sockets, left by SIGKILL
 	if [ "${KEEP:-}" = "" ]; then rm -rf "$work"; else echo "run.sh: kept $work"; fi
 }
 trap cleanup EXIT
@@ -39,7 +41,6 @@ go build -o "$work/check" ./test/scaleout/check
 
 # Loopback ports whose port + 10000 (weed's gRPC) is free too, both below the kernel's ephemeral
 # ports (32768 and up) that an outgoing connection may take meanwhile.
-used=" "
 free_port() {
 	local p
 	while :; do

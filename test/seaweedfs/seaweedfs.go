@@ -112,7 +112,10 @@ func Start(t testing.TB) *Server {
 		s.Endpoint = "http://127.0.0.1:" + strconv.Itoa(s.ports[3])
 		if last = s.start(); last == nil {
 			if last = s.waitReady(90 * time.Second); last == nil {
-				t.Cleanup(s.Kill) // its data goes with the test: no need to wait for a clean exit
+				t.Cleanup(func() {
+					s.Kill() // its data goes with the test: no need to wait for a clean exit
+					s.removeSockets()
+				})
 				return s
 			}
 		}
@@ -238,6 +241,17 @@ func (s *Server) signal(sig syscall.Signal, grace time.Duration) {
 	case <-time.After(grace):
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
+	}
+}
+
+// removeSockets removes the Unix sockets weed makes in /tmp for its gRPC ports, which a killed
+// weed leaves behind.
+func (s *Server) removeSockets() {
+	for _, p := range s.ports {
+		m, _ := filepath.Glob(fmt.Sprintf("/tmp/seaweedfs-*-grpc-%d.sock", p+10000))
+		for _, f := range m {
+			os.Remove(f)
+		}
 	}
 }
 
