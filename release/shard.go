@@ -57,5 +57,5 @@ func (p *pass) copyCapture(fs *fileSet, e store.Entry, log *bytes.Buffer) (store
 	if err := writeLogLine(log, le); err != nil {
 		return store.Mark{}, err
 	}
-	return store.Mark{ID: e.ID, State: store.Released, Public: resp}, nil
+	return store.Mark{ID: e.ID, State: store.Released, Public: resp, ReleaseAt: e.ReleaseAt}, nil
 }

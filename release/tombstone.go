@@ -43,7 +43,7 @@ func (p *pass) writeTombstone(fs *fileSet, e store.Entry, log *bytes.Buffer) (st
 		Digest: e.PayloadDigest, ReleaseAt: e.ReleaseAt.UTC(), File: loc.File, Offset: loc.Offset, Length: loc.Length}); err != nil {
 		return store.Mark{}, err
 	}
-	return store.Mark{ID: e.ID, State: store.Tombstoned, Public: loc}, nil
+	return store.Mark{ID: e.ID, State: store.Tombstoned, Public: loc, ReleaseAt: e.ReleaseAt}, nil
 }
 
 // tombstoneOf gathers the public facts of an entry.

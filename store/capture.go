@@ -88,10 +88,3 @@ type Entry struct {
 	State         CaptureState   `json:"state"`
 	Public        Location       `json:"public,omitzero"` // the released response record or the tombstone, relative to public/
 }
-
-// Mark records that a release pass moved a capture to a new state.
-type Mark struct {
-	ID     string
-	State  CaptureState
-	Public Location
-}

@@ -31,6 +31,13 @@
 // a killed writer back to that point (dropping, and reporting, any entry that points past valid
 // data) and renames it to its final name.
 //
+// Index. index.db (schema 2) keeps each capture's entry once, in a compact binary layout
+// (entrycodec.go), under its release time and id in the bucket of its state (sealed, tombstoned,
+// released), so a release pass reads what is due, and only that, in key order; small buckets map
+// ids, URLs and first-seen representations to those keys. Mark applies a whole commit in one
+// transaction, in key order. A schema 1 index (JSON entries) is rebuilt beside index.db and renamed
+// over it when first opened, or rebuilt from the WARC files by Reindex.
+//
 // Locking. index.db is opened per operation, with a timeout: a busy index gives a
 // *lockfile.BusyError (errors.Is lockfile.ErrBusy) naming the file and, on Linux, the holding
 // process. A Store also holds dataDir/sealed.lock for its lifetime, so only one writer (or

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,28 +17,27 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// schemaVersion is the layout of index.db this code reads and writes.
-const schemaVersion = 1
+// schemaVersion is the layout of index.db this code reads and writes. Schema 1 (JSON entries in a
+// captures bucket keyed by id, with due and embargoed key-only buckets) is upgraded on open.
+const schemaVersion = 2
 
-// The buckets of index.db.
+// The buckets of index.db. The three state buckets hold the entries themselves, keyed in release
+// order, so that a release pass reads what is due sequentially and nothing else.
 var (
-	bucketMeta      = []byte("meta")      // "schema" → version; "count/<state>" → uint64
-	bucketCaptures  = []byte("captures")  // capture id → JSON Entry
-	bucketDue       = []byte("due")       // timeKey(ReleaseAt) ‖ id → ""; every capture not yet Released
-	bucketEmbargoed = []byte("embargoed") // timeKey(ReleaseAt) ‖ id → ""; every capture still Sealed
-	bucketURLs      = []byte("urls")      // SURT ‖ 0x00 ‖ timeKey(capture time) ‖ id → ""
-	bucketFirstSeen = []byte("firstseen") // SURT ‖ 0x00 ‖ payload digest → JSON firstSeen
-	bucketFiles     = []byte("files")     // WARC file name → committed end offset (8 bytes BE)
+	bucketMeta       = []byte("meta")       // "schema" → version; "count/<state>" → uint64
+	bucketSealed     = []byte("sealed")     // entryKey → entry, captures with nothing public yet
+	bucketTombstoned = []byte("tombstoned") // entryKey → entry, captures with a public tombstone
+	bucketReleased   = []byte("released")   // entryKey → entry, released captures
+	bucketIDs        = []byte("ids")        // idKey → timeKey(ReleaseAt)
+	bucketURLs       = []byte("urls")       // SURT ‖ 0x00 ‖ timeKey(capture time) ‖ idKey → timeKey(ReleaseAt)
+	bucketFirstSeen  = []byte("firstseen")  // SURT ‖ 0x00 ‖ digest (appendDigest) → entryKey of the representation's first capture
+	bucketFiles      = []byte("files")      // WARC file name → committed end offset (8 bytes BE)
+	bucketNames      = []byte("names")      // the file names entries refer to by number (codec)
 
-	allBuckets = [][]byte{bucketMeta, bucketCaptures, bucketDue, bucketEmbargoed, bucketURLs, bucketFirstSeen, bucketFiles}
-	keySchema  = []byte("schema")
+	allBuckets   = [][]byte{bucketMeta, bucketSealed, bucketTombstoned, bucketReleased, bucketIDs, bucketURLs, bucketFirstSeen, bucketFiles, bucketNames}
+	stateBuckets = [...][]byte{Sealed: bucketSealed, Tombstoned: bucketTombstoned, Released: bucketReleased}
+	keySchema    = []byte("schema")
 )
-
-// firstSeen is the first capture of one representation (URL and payload digest) in this archive.
-type firstSeen struct {
-	Time time.Time `json:"time"`
-	ID   string    `json:"id"` // the original (never a revisit) capture id
-}
 
 // Index is the sealed index, index.db. It opens the bbolt file per operation (open, one
 // transaction, close) with a lock timeout, so a crawl that runs for hours never blocks a release pass.
@@ -46,8 +47,13 @@ type Index struct {
 }
 
 // OpenIndex prepares the index at path, creating it (and its directory) when absent and checking its
-// schema; a lock held elsewhere for longer than timeout gives an error wrapping lockfile.ErrBusy.
+// schema; an index of schema 1 is upgraded in place first (upgrade.go), logged on slog.Default. A
+// lock held elsewhere for longer than timeout gives an error wrapping lockfile.ErrBusy.
 func OpenIndex(path string, timeout time.Duration) (*Index, error) {
+	return openIndex(path, timeout, slog.Default())
+}
+
+func openIndex(path string, timeout time.Duration, log *slog.Logger) (*Index, error) {
 	if timeout <= 0 {
 		timeout = lockfile.DefaultTimeout
 	}
@@ -55,7 +61,21 @@ func OpenIndex(path string, timeout time.Duration) (*Index, error) {
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	ix := &Index{path: path, timeout: timeout}
-	if err := ix.update(initBuckets); err != nil {
+	schema, err := ix.schema()
+	if err != nil {
+		return nil, err
+	}
+	switch schema {
+	case 0:
+		err = ix.update(initBuckets)
+	case 1:
+		err = ix.upgrade(log)
+	case schemaVersion:
+		err = removeStaleUpgrade(path)
+	default:
+		err = fmt.Errorf("%s has index schema %d, this archivectl reads %d; rebuild it with archivectl verify --reindex", path, schema, schemaVersion)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -63,6 +83,44 @@ func OpenIndex(path string, timeout time.Duration) (*Index, error) {
 
 // Path is the index file's path.
 func (ix *Index) Path() string { return ix.path }
+
+// schema reads the index's schema version without writing: 0 for an absent or empty file, or
+// one holding a schema 2 layout short of a bucket (an index being created).
+func (ix *Index) schema() (int, error) {
+	if st, err := os.Stat(ix.path); errors.Is(err, fs.ErrNotExist) || err == nil && st.Size() == 0 {
+		return 0, nil
+	}
+	var n int
+	err := ix.view(func(tx *bolt.Tx) error {
+		n = readSchema(tx)
+		return nil
+	})
+	return n, err
+}
+
+// readSchema is the schema of an open index: 0 when it has none yet, -1 when it is unreadable.
+func readSchema(tx *bolt.Tx) int {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		return 0
+	}
+	v := meta.Get(keySchema)
+	if v == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(string(v))
+	if err != nil {
+		return -1
+	}
+	if n == schemaVersion {
+		for _, b := range allBuckets {
+			if tx.Bucket(b) == nil {
+				return 0
+			}
+		}
+	}
+	return n
+}
 
 // initBuckets creates the buckets of an empty index and rejects another schema.
 func initBuckets(tx *bolt.Tx) error {
@@ -148,107 +206,110 @@ func keyTime(k []byte) time.Time {
 	return time.Unix(sec, int64(binary.BigEndian.Uint32(k[8:]))).UTC()
 }
 
-// timeIDKey is timeKey(t) ‖ id, the key of the due and embargoed buckets.
-func timeIDKey(t time.Time, id string) []byte { return append(timeKey(t), id...) }
-
 // urlKey is the key of the urls bucket.
 func urlKey(surt string, t time.Time, id string) []byte {
 	k := append([]byte(surt), 0)
-	return append(append(k, timeKey(t)...), id...)
+	return appendIDKey(append(k, timeKey(t)...), id)
 }
 
 // firstSeenKey is the key of the firstseen bucket.
 func firstSeenKey(surt, digest string) []byte {
-	return append(append([]byte(surt), 0), digest...)
+	return appendDigest(append([]byte(surt), 0), digest)
 }
 
-// getEntry reads one capture's entry inside tx.
-func getEntry(tx *bolt.Tx, id string) (Entry, bool, error) {
-	v := tx.Bucket(bucketCaptures).Get([]byte(id))
-	if v == nil {
+// getEntry reads one capture's entry by id: its release key from the ids bucket, then its entry.
+func getEntry(c *codec, id string) (Entry, bool, error) {
+	idk := idKey(id)
+	rk := c.tx.Bucket(bucketIDs).Get(idk)
+	if len(rk) != 12 {
 		return Entry{}, false, nil
 	}
-	var e Entry
-	if err := json.Unmarshal(v, &e); err != nil {
-		return Entry{}, false, fmt.Errorf("index entry %s: %w", id, err)
+	return getAt(c, append(bytes.Clone(rk), idk...))
+}
+
+// getAt reads the entry under an entryKey, whichever state bucket holds it.
+func getAt(c *codec, k []byte) (Entry, bool, error) {
+	for s := Sealed; s <= Released; s++ {
+		if v := c.tx.Bucket(stateBuckets[s]).Get(k); v != nil {
+			e, err := c.decode(s, k, v)
+			return e, err == nil, err
+		}
 	}
-	return e, true, nil
+	return Entry{}, false, nil
 }
 
 // putEntry stores a new capture's entry and every key that points at it, and counts it.
-func putEntry(tx *bolt.Tx, e Entry) error {
-	v, err := json.Marshal(e)
+func putEntry(c *codec, e Entry) error {
+	tx := c.tx
+	idk := idKey(e.ID)
+	ids := tx.Bucket(bucketIDs)
+	if ids.Get(idk) != nil {
+		return fmt.Errorf("index already holds capture %s", e.ID)
+	}
+	if int(e.State) >= len(stateBuckets) {
+		return fmt.Errorf("capture %s has unknown state %d", e.ID, e.State)
+	}
+	v, err := c.encode(nil, &e)
 	if err != nil {
 		return err
 	}
-	caps := tx.Bucket(bucketCaptures)
-	if caps.Get([]byte(e.ID)) != nil {
-		return fmt.Errorf("index already holds capture %s", e.ID)
-	}
-	if err := caps.Put([]byte(e.ID), v); err != nil {
+	rk := timeKey(e.ReleaseAt)
+	b := tx.Bucket(stateBuckets[e.State])
+	b.FillPercent = 0.9 // release keys mostly arrive in order
+	if err := b.Put(append(bytes.Clone(rk), idk...), v); err != nil {
 		return err
 	}
-	if e.State != Released {
-		if err := putSeq(tx.Bucket(bucketDue), timeIDKey(e.ReleaseAt, e.ID)); err != nil {
-			return err
-		}
+	if err := ids.Put(idk, rk); err != nil {
+		return err
 	}
-	if e.State == Sealed {
-		if err := putSeq(tx.Bucket(bucketEmbargoed), timeIDKey(e.ReleaseAt, e.ID)); err != nil {
-			return err
-		}
-	}
-	if err := tx.Bucket(bucketURLs).Put(urlKey(e.SURT, e.Time, e.ID), nil); err != nil {
+	if err := tx.Bucket(bucketURLs).Put(urlKey(e.SURT, e.Time, e.ID), rk); err != nil {
 		return err
 	}
 	if !e.Revisit {
-		if err := noteFirstSeen(tx, e); err != nil {
+		if err := noteFirstSeen(c, e); err != nil {
 			return err
 		}
 	}
 	return addCount(tx, e.State, 1)
 }
 
-// putSeq puts an empty value under a key that mostly arrives in order.
-func putSeq(b *bolt.Bucket, k []byte) error {
-	b.FillPercent = 0.9
-	return b.Put(k, nil)
-}
-
 // noteFirstSeen records e as the first capture of its representation unless an earlier one is known.
-func noteFirstSeen(tx *bolt.Tx, e Entry) error {
-	b := tx.Bucket(bucketFirstSeen)
+func noteFirstSeen(c *codec, e Entry) error {
+	b := c.tx.Bucket(bucketFirstSeen)
 	k := firstSeenKey(e.SURT, e.PayloadDigest)
 	if v := b.Get(k); v != nil {
-		var fs firstSeen
-		if err := json.Unmarshal(v, &fs); err == nil && !e.Time.Before(fs.Time) {
-			return nil
+		if first, ok, err := getAt(c, v); err != nil || ok && !e.Time.Before(first.Time) {
+			return err
 		}
 	}
-	v, err := json.Marshal(firstSeen{Time: e.Time, ID: e.ID})
-	if err != nil {
-		return err
-	}
-	return b.Put(k, v)
+	return b.Put(k, entryKey(e.ReleaseAt, e.ID))
 }
 
 // lookupFirstSeen returns the first capture of a representation, if any.
-func lookupFirstSeen(tx *bolt.Tx, surt, digest string) (firstSeen, bool, error) {
-	v := tx.Bucket(bucketFirstSeen).Get(firstSeenKey(surt, digest))
+func lookupFirstSeen(c *codec, surt, digest string) (Entry, bool, error) {
+	v := c.tx.Bucket(bucketFirstSeen).Get(firstSeenKey(surt, digest))
 	if v == nil {
-		return firstSeen{}, false, nil
+		return Entry{}, false, nil
 	}
-	var fs firstSeen
-	if err := json.Unmarshal(v, &fs); err != nil {
-		return firstSeen{}, false, fmt.Errorf("index firstseen %s %s: %w", surt, digest, err)
+	return getAt(c, v)
+}
+
+// deleteFirstSeen forgets e as the first capture of its representation, if it is.
+func deleteFirstSeen(tx *bolt.Tx, e Entry) error {
+	k := firstSeenKey(e.SURT, e.PayloadDigest)
+	if v := tx.Bucket(bucketFirstSeen).Get(k); !bytes.Equal(v, entryKey(e.ReleaseAt, e.ID)) {
+		return nil
 	}
-	return fs, true, nil
+	return tx.Bucket(bucketFirstSeen).Delete(k)
 }
 
 func countKey(s CaptureState) []byte { return []byte("count/" + s.String()) }
 
 // addCount adjusts the number of captures in state s.
 func addCount(tx *bolt.Tx, s CaptureState, d int64) error {
+	if d == 0 {
+		return nil
+	}
 	b := tx.Bucket(bucketMeta)
 	var n int64
 	if v := b.Get(countKey(s)); len(v) == 8 {
@@ -280,60 +341,4 @@ func fileEnd(tx *bolt.Tx, file string) (int64, bool) {
 		return 0, false
 	}
 	return int64(binary.BigEndian.Uint64(v)), true
-}
-
-// Mark moves captures to new states in one transaction: a tombstoned capture leaves the embargoed
-// bucket, a released one leaves the due bucket too. Marking a capture with its current state and
-// location changes nothing; an unknown id fails the whole call.
-func (ix *Index) Mark(marks []Mark) error {
-	if len(marks) == 0 {
-		return nil
-	}
-	return ix.update(func(tx *bolt.Tx) error {
-		for _, m := range marks {
-			if err := markOne(tx, m); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-func markOne(tx *bolt.Tx, m Mark) error {
-	e, ok, err := getEntry(tx, m.ID)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("mark: the index holds no capture %s", m.ID)
-	}
-	if m.State < e.State {
-		return fmt.Errorf("mark: capture %s is %s and cannot go back to %s", m.ID, e.State, m.State)
-	}
-	if m.State == e.State && m.Public == e.Public {
-		return nil
-	}
-	k := timeIDKey(e.ReleaseAt, e.ID)
-	if m.State != Sealed {
-		if err := tx.Bucket(bucketEmbargoed).Delete(k); err != nil {
-			return err
-		}
-	}
-	if m.State == Released {
-		if err := tx.Bucket(bucketDue).Delete(k); err != nil {
-			return err
-		}
-	}
-	if err := addCount(tx, e.State, -1); err != nil {
-		return err
-	}
-	if err := addCount(tx, m.State, 1); err != nil {
-		return err
-	}
-	e.State, e.Public = m.State, m.Public
-	v, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	return tx.Bucket(bucketCaptures).Put([]byte(e.ID), v)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -20,37 +21,27 @@ type Counts struct {
 // so they may call Mark or Get.
 const scanBatch = 512
 
-// scan walks bucket from the first key ≥ start while keep(key) holds, loading the entries named by
-// id(key) in batches and calling fn for each one with the index closed.
-func (ix *Index) scan(bucket, start []byte, keep func(k []byte) bool, id func(k []byte) string, fn func(Entry) error) error {
-	after := start
+// readFunc reads entries in key order from the first key ≥ from (> from unless inclusive), calling
+// add for each until it returns false; add's key is the scan's position.
+type readFunc func(c *codec, from []byte, inclusive bool, add func(k []byte, e Entry) bool) error
+
+// scan runs read in batches of scanBatch entries, one read transaction each, and calls fn for
+// every entry with the index closed.
+func (ix *Index) scan(read readFunc, fn func(Entry) error) error {
+	var from []byte
 	inclusive := true
 	for {
 		var batch []Entry
 		var last []byte
-		done := true
+		full := false
 		err := ix.view(func(tx *bolt.Tx) error {
-			c := tx.Bucket(bucket).Cursor()
-			k, _ := c.Seek(after)
-			if !inclusive && k != nil && bytes.Equal(k, after) {
-				k, _ = c.Next()
-			}
-			for ; k != nil && keep(k); k, _ = c.Next() {
-				if len(batch) == scanBatch {
-					done = false
-					return nil
-				}
-				e, ok, err := getEntry(tx, id(k))
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return fmt.Errorf("index: %s points at missing capture %q", bucket, id(k))
-				}
+			batch, last, full = batch[:0], nil, false
+			return read(newCodec(tx), from, inclusive, func(k []byte, e Entry) bool {
 				batch = append(batch, e)
 				last = bytes.Clone(k)
-			}
-			return nil
+				full = len(batch) == scanBatch
+				return !full
+			})
 		})
 		if err != nil {
 			return err
@@ -60,51 +51,130 @@ func (ix *Index) scan(bucket, start []byte, keep func(k []byte) bool, id func(k 
 				return err
 			}
 		}
-		if done {
+		if !full {
 			return nil
 		}
-		after, inclusive = last, false
+		from, inclusive = last, false
 	}
 }
 
-func idAfterTime(k []byte) string { return string(k[12:]) }
+// stateRead reads the state buckets of states merged in key order (release order), while keep(key).
+func stateRead(states []CaptureState, keep func(k []byte) bool) readFunc {
+	return func(c *codec, from []byte, inclusive bool, add func([]byte, Entry) bool) error {
+		type cur struct {
+			s    CaptureState
+			c    *bolt.Cursor
+			k, v []byte
+		}
+		curs := make([]*cur, len(states))
+		for i, s := range states {
+			cu := &cur{s: s, c: c.tx.Bucket(stateBuckets[s]).Cursor()}
+			cu.k, cu.v = cu.c.Seek(from)
+			if !inclusive && cu.k != nil && bytes.Equal(cu.k, from) {
+				cu.k, cu.v = cu.c.Next()
+			}
+			curs[i] = cu
+		}
+		for {
+			var first *cur
+			for _, cu := range curs {
+				if cu.k != nil && (first == nil || bytes.Compare(cu.k, first.k) < 0) {
+					first = cu
+				}
+			}
+			if first == nil || !keep(first.k) {
+				return nil
+			}
+			e, err := c.decode(first.s, first.k, first.v)
+			if err != nil {
+				return err
+			}
+			if !add(first.k, e) {
+				return nil
+			}
+			first.k, first.v = first.c.Next()
+		}
+	}
+}
 
-// Due calls fn, in release order, for every unreleased capture with ReleaseAt ≤ now. Its cost grows
-// with what is due, not with the archive; fn runs with the index closed and may call Mark.
+// pending are the states of captures not yet released.
+var pending = []CaptureState{Sealed, Tombstoned}
+
+// Due calls fn, in release order, for every unreleased capture with ReleaseAt ≤ now. It reads
+// only the entries it yields, in key order; fn runs with the index closed and may call Mark.
 func (ix *Index) Due(now time.Time, fn func(Entry) error) error {
 	hi := timeKey(now)
-	return ix.scan(bucketDue, nil, func(k []byte) bool { return bytes.Compare(k[:12], hi) <= 0 }, idAfterTime, fn)
+	return ix.scan(stateRead(pending, func(k []byte) bool { return bytes.Compare(k[:12], hi) <= 0 }), fn)
 }
 
 // Embargoed calls fn, in release order, for every capture still Sealed whose ReleaseAt is after now:
 // the captures that need a tombstone. fn runs with the index closed and may call Mark.
 func (ix *Index) Embargoed(now time.Time, fn func(Entry) error) error {
 	start := timeKey(now.Add(time.Nanosecond))
-	return ix.scan(bucketEmbargoed, start, func([]byte) bool { return true }, idAfterTime, fn)
+	read := stateRead([]CaptureState{Sealed}, func([]byte) bool { return true })
+	return ix.scan(func(c *codec, from []byte, inclusive bool, add func([]byte, Entry) bool) error {
+		if from == nil {
+			from = start
+		}
+		return read(c, from, inclusive, add)
+	}, fn)
 }
 
 // ByURL calls fn for every capture of the URL with this SURT key, oldest first.
 func (ix *Index) ByURL(surt string, fn func(Entry) error) error {
 	prefix := append([]byte(surt), 0)
-	return ix.scan(bucketURLs, prefix, func(k []byte) bool { return bytes.HasPrefix(k, prefix) },
-		func(k []byte) string { return string(k[len(prefix)+12:]) }, fn)
+	return ix.scan(func(c *codec, from []byte, inclusive bool, add func([]byte, Entry) bool) error {
+		if from == nil {
+			from = prefix
+		}
+		cu := c.tx.Bucket(bucketURLs).Cursor()
+		k, rk := cu.Seek(from)
+		if !inclusive && k != nil && bytes.Equal(k, from) {
+			k, rk = cu.Next()
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix); k, rk = cu.Next() {
+			if len(k) < len(prefix)+13 || len(rk) != 12 {
+				return fmt.Errorf("index: bad urls key %q", k)
+			}
+			e, ok, err := getAt(c, append(bytes.Clone(rk), k[len(prefix)+12:]...))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("index: urls points at missing capture %x", k[len(prefix)+12:])
+			}
+			if !add(k, e) {
+				return nil
+			}
+		}
+		return nil
+	}, fn)
+}
+
+// Each calls fn for every capture the index holds, in release order; fn runs with the index closed.
+func (ix *Index) Each(fn func(Entry) error) error {
+	return ix.scan(stateRead([]CaptureState{Sealed, Tombstoned, Released}, func([]byte) bool { return true }), fn)
 }
 
 // Get returns one capture's entry.
 func (ix *Index) Get(id string) (e Entry, ok bool, err error) {
 	err = ix.view(func(tx *bolt.Tx) error {
-		e, ok, err = getEntry(tx, id)
+		e, ok, err = getEntry(newCodec(tx), id)
 		return err
 	})
 	return e, ok, err
 }
 
-// GetMany returns the entries of the ids the index holds, read in one transaction; unknown ids are absent.
+// GetMany returns the entries of the ids the index holds, read in one transaction in key order;
+// unknown ids are absent.
 func (ix *Index) GetMany(ids []string) (map[string]Entry, error) {
 	m := make(map[string]Entry, len(ids))
+	sorted := slices.Clone(ids)
+	slices.SortFunc(sorted, func(a, b string) int { return bytes.Compare(idKey(a), idKey(b)) })
 	err := ix.view(func(tx *bolt.Tx) error {
-		for _, id := range ids {
-			e, ok, err := getEntry(tx, id)
+		c := newCodec(tx)
+		for _, id := range sorted {
+			e, ok, err := getEntry(c, id)
 			if err != nil {
 				return err
 			}
@@ -119,10 +189,13 @@ func (ix *Index) GetMany(ids []string) (map[string]Entry, error) {
 
 // Next is the earliest ReleaseAt after now among unreleased captures; ok is false when there is none.
 func (ix *Index) Next(now time.Time) (t time.Time, ok bool, err error) {
+	from := timeKey(now.Add(time.Nanosecond))
 	err = ix.view(func(tx *bolt.Tx) error {
-		k, _ := tx.Bucket(bucketDue).Cursor().Seek(timeKey(now.Add(time.Nanosecond)))
-		if k != nil {
-			t, ok = keyTime(k), true
+		for _, s := range pending {
+			k, _ := tx.Bucket(stateBuckets[s]).Cursor().Seek(from)
+			if k != nil && (!ok || keyTime(k).Before(t)) {
+				t, ok = keyTime(k), true
+			}
 		}
 		return nil
 	})
@@ -134,9 +207,11 @@ func (ix *Index) Counts(now time.Time) (n Counts, err error) {
 	hi := timeKey(now)
 	err = ix.view(func(tx *bolt.Tx) error {
 		n.Sealed, n.Tombstoned, n.Released = getCount(tx, Sealed), getCount(tx, Tombstoned), getCount(tx, Released)
-		c := tx.Bucket(bucketDue).Cursor()
-		for k, _ := c.First(); k != nil && bytes.Compare(k[:12], hi) <= 0; k, _ = c.Next() {
-			n.Backlog++
+		for _, s := range pending {
+			c := tx.Bucket(stateBuckets[s]).Cursor()
+			for k, _ := c.First(); k != nil && bytes.Compare(k[:12], hi) <= 0; k, _ = c.Next() {
+				n.Backlog++
+			}
 		}
 		return nil
 	})

@@ -118,11 +118,7 @@ func dropPast(ix *Index, file string, end int64) (dropped []string, keep int64, 
 	err = ix.update(func(tx *bolt.Tx) error {
 		dropped, keep = dropped[:0], 0
 		var doomed []Entry
-		err := tx.Bucket(bucketCaptures).ForEach(func(k, v []byte) error {
-			e, _, err := getEntry(tx, string(k))
-			if err != nil {
-				return err
-			}
+		err := eachEntry(newCodec(tx), func(e Entry) error {
 			past, last := false, int64(0)
 			for _, l := range []Location{e.Request, e.Response, e.Metadata} {
 				if l.File == file {
@@ -151,26 +147,39 @@ func dropPast(ix *Index, file string, end int64) (dropped []string, keep int64, 
 	return dropped, keep, err
 }
 
+// eachEntry calls fn for every entry of the index, state by state in release order.
+func eachEntry(c *codec, fn func(Entry) error) error {
+	for s := Sealed; s <= Released; s++ {
+		err := c.tx.Bucket(stateBuckets[s]).ForEach(func(k, v []byte) error {
+			e, err := c.decode(s, k, v)
+			if err != nil {
+				return err
+			}
+			return fn(e)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // deleteEntry removes a capture and every key that points at it.
 func deleteEntry(tx *bolt.Tx, e Entry) error {
-	k := timeIDKey(e.ReleaseAt, e.ID)
 	for _, del := range []struct {
 		b []byte
 		k []byte
 	}{
-		{bucketCaptures, []byte(e.ID)},
-		{bucketDue, k},
-		{bucketEmbargoed, k},
+		{stateBuckets[e.State], entryKey(e.ReleaseAt, e.ID)},
+		{bucketIDs, idKey(e.ID)},
 		{bucketURLs, urlKey(e.SURT, e.Time, e.ID)},
 	} {
 		if err := tx.Bucket(del.b).Delete(del.k); err != nil {
 			return err
 		}
 	}
-	if fs, ok, err := lookupFirstSeen(tx, e.SURT, e.PayloadDigest); err == nil && ok && fs.ID == e.ID {
-		if err := tx.Bucket(bucketFirstSeen).Delete(firstSeenKey(e.SURT, e.PayloadDigest)); err != nil {
-			return err
-		}
+	if err := deleteFirstSeen(tx, e); err != nil {
+		return err
 	}
 	return addCount(tx, e.State, -1)
 }

@@ -15,8 +15,8 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// reindexBatch is how many entries Reindex puts per transaction.
-const reindexBatch = 1000
+// reindexBatch is how many entries Reindex and an upgrade put per transaction.
+const reindexBatch = 10000
 
 // Reindex rebuilds dataDir/index.db from the sealed WARC files alone: every complete capture
 // (request, response or revisit, metadata) in the valid part of every file is indexed with the facts
@@ -62,9 +62,30 @@ func Reindex(ctx context.Context, dataDir string) ([]Problem, error) {
 		}
 	}
 	tmp := path + ".reindex"
-	if err := writeIndex(ctx, tmp, entries); err != nil {
+	err = writeIndex(ctx, tmp, func(put func(Entry) error) error {
+		for _, e := range entries {
+			if err := put(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func(tx *bolt.Tx) error {
+		ends := map[string]int64{}
+		for _, e := range entries {
+			for _, l := range []Location{e.Request, e.Response, e.Metadata} {
+				ends[l.File] = max(ends[l.File], l.Offset+l.Length)
+			}
+		}
+		for f, end := range ends {
+			if err := setFileEnd(tx, f, end); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		os.Remove(tmp)
-		return nil, err
+		return nil, fmt.Errorf("reindex: %w", err)
 	}
 	if err := durable.Rename(tmp, path); err != nil {
 		return nil, fmt.Errorf("reindex: %w", err)
@@ -73,7 +94,7 @@ func Reindex(ctx context.Context, dataDir string) ([]Problem, error) {
 }
 
 // oldStates opens an existing index read-write (the caller closes it) and reads the release state
-// of every capture in it.
+// of every capture in it, from either schema.
 func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
 	states := map[string]Mark{}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -87,73 +108,96 @@ func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
 		return nil, nil, err
 	}
 	err = db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketCaptures)
-		if b == nil {
-			return errors.New("no captures bucket")
-		}
-		return b.ForEach(func(k, v []byte) error {
-			var e Entry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return err
+		switch schema := readSchema(tx); schema {
+		case 1:
+			b := tx.Bucket(bucketV1Captures)
+			if b == nil {
+				return errors.New("no captures bucket")
 			}
-			states[e.ID] = Mark{ID: e.ID, State: e.State, Public: e.Public}
-			return nil
-		})
+			return b.ForEach(func(k, v []byte) error {
+				var e Entry
+				if err := json.Unmarshal(v, &e); err != nil {
+					return err
+				}
+				states[e.ID] = Mark{ID: e.ID, State: e.State, Public: e.Public}
+				return nil
+			})
+		case schemaVersion:
+			return eachEntry(newCodec(tx), func(e Entry) error {
+				states[e.ID] = Mark{ID: e.ID, State: e.State, Public: e.Public}
+				return nil
+			})
+		default:
+			return fmt.Errorf("index schema %d", schema)
+		}
 	})
 	return db, states, err
 }
 
-// writeIndex writes a fresh index file holding entries, in batches, and syncs it.
-func writeIndex(ctx context.Context, path string, entries []Entry) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout, NoSync: true})
-	if err != nil {
-		return fmt.Errorf("reindex: %w", err)
-	}
-	ends := map[string]int64{}
-	for start := 0; start == 0 || start < len(entries); start += reindexBatch {
-		if err := ctx.Err(); err != nil {
-			db.Close()
+// writeIndex writes a fresh index file at path holding the entries feed puts, then runs finish in
+// a last transaction. The entries arrive in any order, so they go to path+".build" first, in
+// batches, which is then copied in key order into path with full pages and synced.
+func writeIndex(ctx context.Context, path string, feed func(put func(Entry) error) error, finish func(*bolt.Tx) error) error {
+	build := path + buildSuffix
+	for _, p := range []string{path, build} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		batch := entries[start:min(start+reindexBatch, len(entries))]
+	}
+	defer os.Remove(build)
+	db, err := bolt.Open(build, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout, NoSync: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	batch := make([]Entry, 0, reindexBatch)
+	flush := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		err := db.Update(func(tx *bolt.Tx) error {
 			if err := initBuckets(tx); err != nil {
 				return err
 			}
+			c := newCodec(tx)
 			for _, e := range batch {
-				if err := putEntry(tx, e); err != nil {
+				if err := putEntry(c, e); err != nil {
 					return err
-				}
-				for _, l := range []Location{e.Request, e.Response, e.Metadata} {
-					ends[l.File] = max(ends[l.File], l.Offset+l.Length)
 				}
 			}
 			return nil
 		})
-		if err != nil {
-			db.Close()
-			return fmt.Errorf("reindex: %w", err)
-		}
+		batch = batch[:0]
+		return err
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		for f, end := range ends {
-			if err := setFileEnd(tx, f, end); err != nil {
-				return err
-			}
+	err = feed(func(e Entry) error {
+		if batch = append(batch, e); len(batch) == reindexBatch {
+			return flush()
 		}
 		return nil
 	})
 	if err == nil {
-		err = db.Sync()
+		err = flush()
 	}
-	if cerr := db.Close(); err == nil {
-		err = cerr
+	if err == nil && finish != nil {
+		err = db.Update(finish)
 	}
 	if err != nil {
-		return fmt.Errorf("reindex: %w", err)
+		return err
 	}
-	return nil
+	dst, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout, NoSync: true})
+	if err != nil {
+		return err
+	}
+	err = bolt.Compact(dst, db, 64<<20)
+	if err == nil {
+		err = dst.Sync()
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
+
+// buildSuffix names the unordered file an index is first built in.
+const buildSuffix = ".build"

@@ -109,12 +109,12 @@ func TestReindex(t *testing.T) {
 				ix, _ := OpenIndex(path, time.Second)
 				if err := ix.update(func(tx *bolt.Tx) error {
 					for _, id := range ids[:2] {
-						e, _, _ := getEntry(tx, id)
+						e, _, _ := getEntry(newCodec(tx), id)
 						if err := deleteEntry(tx, e); err != nil {
 							return err
 						}
 						e.State, e.Public = Sealed, Location{}
-						if err := putEntry(tx, e); err != nil {
+						if err := putEntry(newCodec(tx), e); err != nil {
 							return err
 						}
 					}

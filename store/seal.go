@@ -47,7 +47,7 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 	startFile, startSize := s.w.name, s.w.size
 	err := s.ix.update(func(tx *bolt.Tx) error {
 		entries = entries[:0]
-		b := batch{tx: tx, firsts: map[string]firstSeen{}, originals: map[string]Entry{}}
+		b := batch{c: newCodec(tx), firsts: map[string]string{}, originals: map[string]Entry{}}
 		for _, p := range ps {
 			if err := s.decide(&b, p); err != nil {
 				return err
@@ -73,7 +73,7 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 			return err
 		}
 		for _, e := range entries {
-			if err := putEntry(tx, e); err != nil {
+			if err := putEntry(b.c, e); err != nil {
 				return err
 			}
 		}
@@ -218,40 +218,29 @@ func (s *Store) build(c Capture) (*sealing, error) {
 
 // batch is the state of one Seal: its transaction and the representations it has seen so far.
 type batch struct {
-	tx        *bolt.Tx
-	firsts    map[string]firstSeen // firstSeenKey → first capture, within this batch
-	originals map[string]Entry     // id → entry, for originals sealed in this batch
+	c         *codec            // of its transaction
+	firsts    map[string]string // firstSeenKey → id of the first capture, within this batch
+	originals map[string]Entry  // id → entry, for originals sealed in this batch
 }
 
-// firstSeen looks a representation up in this batch, then in the index.
-func (b *batch) firstSeen(surt, digest string) (firstSeen, Entry, bool, error) {
-	fs, ok := b.firsts[string(firstSeenKey(surt, digest))]
-	if !ok {
-		var err error
-		if fs, ok, err = lookupFirstSeen(b.tx, surt, digest); err != nil || !ok {
-			return fs, Entry{}, false, err
-		}
+// firstSeen looks the first capture of a representation up in this batch, then in the index.
+func (b *batch) firstSeen(surt, digest string) (Entry, bool, error) {
+	if id, ok := b.firsts[string(firstSeenKey(surt, digest))]; ok {
+		return b.originals[id], true, nil
 	}
-	if e, ok := b.originals[fs.ID]; ok {
-		return fs, e, true, nil
-	}
-	e, ok, err := getEntry(b.tx, fs.ID)
-	if err != nil || !ok {
-		return fs, e, false, err
-	}
-	return fs, e, true, nil
+	return lookupFirstSeen(b.c, surt, digest)
 }
 
 // decide fixes the capture's first seen, release time and whether it is a revisit
 // (docs/rules.md#release-time, docs/rules.md#d7, docs/rules.md#d13).
 func (s *Store) decide(b *batch, p *sealing) error {
 	e := &p.e
-	fs, orig, found, err := b.firstSeen(e.SURT, e.PayloadDigest)
+	orig, found, err := b.firstSeen(e.SURT, e.PayloadDigest)
 	if err != nil {
 		return err
 	}
-	if found && fs.Time.Before(e.Time) {
-		e.FirstSeen = fs.Time
+	if found && orig.Time.Before(e.Time) {
+		e.FirstSeen = orig.Time
 	}
 	lmValues := p.head.values("Last-Modified")
 	e.LastModified = strings.Join(lmValues, ", ")
@@ -269,8 +258,8 @@ func (s *Store) decide(b *batch, p *sealing) error {
 		return nil
 	}
 	k := string(firstSeenKey(e.SURT, e.PayloadDigest))
-	if !found || e.Time.Before(fs.Time) {
-		b.firsts[k] = firstSeen{Time: e.Time, ID: e.ID}
+	if !found || e.Time.Before(orig.Time) {
+		b.firsts[k] = e.ID
 	}
 	b.originals[e.ID] = *e
 	return nil

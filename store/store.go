@@ -82,7 +82,7 @@ func Open(dataDir string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := OpenIndex(layout.Index(dataDir), opt.LockTimeout)
+	ix, err := openIndex(layout.Index(dataDir), opt.LockTimeout, opt.Logger)
 	if err != nil {
 		lock.Release()
 		return nil, err

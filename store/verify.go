@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
@@ -44,14 +45,22 @@ func (p Problem) String() string {
 // (syntax, Content-Length, block and payload digests); every index entry resolves to its request,
 // response and metadata records and its facts match theirs; every sealed capture is indexed; and the
 // index's own keys (due, embargoed, urls, counts) agree with its entries. Records past the committed
-// end of a file still being written are not judged. It returns each problem found; err is for
-// failing to check at all.
+// end of a file still being written are not judged. It repairs nothing, but an index of schema 1
+// is first upgraded as OpenIndex does. It returns each problem found; err is for failing to check
+// at all.
 func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 	path := layout.Index(dataDir)
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("%s has no index (%w); build it from the sealed WARCs with archivectl verify --reindex", dataDir, err)
 	}
-	ix := &Index{path: path, timeout: lockfile.DefaultTimeout} // read only: verify never writes
+	ix := &Index{path: path, timeout: lockfile.DefaultTimeout} // read only: verify never repairs
+	if schema, err := ix.schema(); err != nil {
+		return nil, err
+	} else if schema == 1 {
+		if err := ix.upgrade(slog.Default()); err != nil {
+			return nil, err
+		}
+	}
 	indexed := map[string]Entry{}
 	ends := map[string]int64{}
 	var problems []Problem
@@ -64,10 +73,12 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 		if v := string(tx.Bucket(bucketMeta).Get(keySchema)); v != fmt.Sprint(schemaVersion) {
 			return fmt.Errorf("%s has index schema %q, this archivectl reads %d; rebuild it with archivectl verify --reindex", path, v, schemaVersion)
 		}
-		if err := tx.Bucket(bucketCaptures).ForEach(func(k, _ []byte) error {
-			e, _, err := getEntry(tx, string(k))
+		if err := eachEntry(newCodec(tx), func(e Entry) error {
+			if other, dup := indexed[e.ID]; dup {
+				problems = append(problems, Problem{ID: e.ID, What: fmt.Sprintf("indexed twice, %s and %s", other.State, e.State)})
+			}
 			indexed[e.ID] = e
-			return err
+			return nil
 		}); err != nil {
 			return err
 		}
@@ -177,6 +188,9 @@ func scanSealed(ctx context.Context, dir string, ends map[string]int64, rb *rebu
 // (the state and public location live only in the index).
 func entryDiff(indexed, rebuilt Entry) []string {
 	indexed.State, indexed.Public = rebuilt.State, rebuilt.Public
+	if len(indexed.Headers) == 0 && len(rebuilt.Headers) == 0 {
+		indexed.Headers, rebuilt.Headers = nil, nil // the index keeps no difference between none and empty
+	}
 	a, b := entryFields(indexed), entryFields(rebuilt)
 	var diff []string
 	for k, v := range a {
@@ -206,39 +220,31 @@ func entryFields(e Entry) map[string]any {
 func checkKeys(tx *bolt.Tx, entries map[string]Entry) []Problem {
 	var ps []Problem
 	bad := func(id, what string) { ps = append(ps, Problem{ID: id, What: what}) }
-	for _, b := range []struct {
-		name []byte
-		in   func(Entry) bool
-	}{
-		{bucketDue, func(e Entry) bool { return e.State != Released }},
-		{bucketEmbargoed, func(e Entry) bool { return e.State == Sealed }},
-	} {
-		seen := map[string]bool{}
-		_ = tx.Bucket(b.name).ForEach(func(k, _ []byte) error {
-			id := string(k[12:])
-			e, ok := entries[id]
-			switch {
-			case !ok:
-				bad(id, fmt.Sprintf("%s key for a capture the index does not hold", b.name))
-			case !b.in(e):
-				bad(id, fmt.Sprintf("%s key for a capture in state %s", b.name, e.State))
-			case !keyTime(k).Equal(e.ReleaseAt):
-				bad(id, fmt.Sprintf("%s key at %s, release time %s", b.name, keyTime(k), e.ReleaseAt))
-			}
-			seen[id] = true
-			return nil
-		})
-		for id, e := range entries {
-			if b.in(e) && !seen[id] {
-				bad(id, fmt.Sprintf("missing from the %s bucket", b.name))
-			}
+	seen := map[string]bool{}
+	_ = tx.Bucket(bucketIDs).ForEach(func(k, rk []byte) error {
+		id, err := keyID(k)
+		e, ok := entries[id]
+		switch {
+		case err != nil:
+			bad("", fmt.Sprintf("ids bucket: %v", err))
+		case !ok:
+			bad(id, "ids key for a capture the index does not hold")
+		case len(rk) != 12 || !keyTime(rk).Equal(e.ReleaseAt):
+			bad(id, fmt.Sprintf("ids key points at release time %x, the entry's is %s", rk, e.ReleaseAt))
 		}
-	}
+		seen[id] = true
+		return nil
+	})
 	urls := tx.Bucket(bucketURLs)
 	var n [3]int
 	for id, e := range entries {
-		if k, _ := urls.Cursor().Seek(urlKey(e.SURT, e.Time, e.ID)); !bytes.Equal(k, urlKey(e.SURT, e.Time, e.ID)) {
+		if !seen[id] {
+			bad(id, "missing from the ids bucket")
+		}
+		if rk := urls.Get(urlKey(e.SURT, e.Time, e.ID)); rk == nil {
 			bad(id, "missing from the urls bucket")
+		} else if len(rk) != 12 || !keyTime(rk).Equal(e.ReleaseAt) {
+			bad(id, fmt.Sprintf("urls key points at release time %x, the entry's is %s", rk, e.ReleaseAt))
 		}
 		if e.State <= Released {
 			n[e.State]++

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,7 +46,7 @@ func editEntry(t *testing.T, dir, id string, edit func(tx *bolt.Tx, e *Entry) er
 		t.Fatal(err)
 	}
 	if err := ix.update(func(tx *bolt.Tx) error {
-		e, _, err := getEntry(tx, id)
+		e, _, err := getEntry(newCodec(tx), id)
 		if err != nil {
 			return err
 		}
@@ -57,12 +56,18 @@ func editEntry(t *testing.T, dir, id string, edit func(tx *bolt.Tx, e *Entry) er
 	}
 }
 
+// putRaw stores e in place of the entry the ids bucket points at, leaving every other key as it was.
 func putRaw(tx *bolt.Tx, e *Entry) error {
-	b, err := json.Marshal(e)
+	idk := idKey(e.ID)
+	b := tx.Bucket(stateBuckets[e.State])
+	if err := b.Delete(append(bytes.Clone(tx.Bucket(bucketIDs).Get(idk)), idk...)); err != nil {
+		return err
+	}
+	v, err := newCodec(tx).encode(nil, e)
 	if err != nil {
 		return err
 	}
-	return tx.Bucket(bucketCaptures).Put([]byte(e.ID), b)
+	return b.Put(entryKey(e.ReleaseAt, e.ID), v)
 }
 
 func TestVerify(t *testing.T) {
@@ -88,7 +93,7 @@ func TestVerify(t *testing.T) {
 				e.ReleaseAt = e.ReleaseAt.Add(time.Hour)
 				return putRaw(tx, e)
 			})
-		}, []string{"release_at", "due key at"}},
+		}, []string{"release_at", "ids key points at release time"}},
 		{"entry deleted from the index", func(t *testing.T, dir string, es []Entry) {
 			editEntry(t, dir, es[0].ID, func(tx *bolt.Tx, e *Entry) error { return deleteEntry(tx, *e) })
 		}, []string{"not indexed"}},

@@ -2,7 +2,6 @@ package reliability
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ import (
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
-	bolt "go.etcd.io/bbolt"
 )
 
 // t0 is the start of every generated archive's history.
@@ -70,31 +68,18 @@ func memDir(t *testing.T) string {
 	return t.TempDir()
 }
 
-// indexEntries reads every entry of dir's index.db, read-only, in one transaction (docs/formats.md#bucket-captures:
-// the captures bucket maps a capture id to its JSON Entry).
+// indexEntries reads every entry of dir's index.db through the store's index.
 func indexEntries(t *testing.T, dir string) map[string]store.Entry {
 	t.Helper()
-	db, err := bolt.Open(filepath.Join(dir, layout.IndexFile), 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	ix, err := store.OpenIndex(filepath.Join(dir, layout.IndexFile), 5*time.Second)
 	if err != nil {
 		t.Fatalf("open index.db: %v", err)
 	}
-	defer db.Close()
 	out := map[string]store.Entry{}
-	err = db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket([]byte("captures"))
-		if b == nil {
-			return nil
-		}
-		return b.ForEach(func(k, v []byte) error {
-			var e store.Entry
-			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("entry %s: %w", k, err)
-			}
-			out[string(k)] = e
-			return nil
-		})
-	})
-	if err != nil {
+	if err := ix.Each(func(e store.Entry) error {
+		out[e.ID] = e
+		return nil
+	}); err != nil {
 		t.Fatalf("read index.db: %v", err)
 	}
 	return out

@@ -1,0 +1,288 @@
+// Command gen builds a benchmark archive: N small captures sealed through store.Seal (real WARC
+// records: request, response or revisit, metadata) over a simulated year of crawling, with the
+// release states a history of daily passes would have left, set through the index API: every
+// capture due by the end of that year is released, every other one tombstoned. public/ is not
+// written (the states' public locations name files that do not exist), so archivectl verify is
+// not meant for it. It writes DIR/bench.json: the end of the year (last_pass) and the instant
+// (now) at which exactly -due tombstoned captures are due.
+//
+//	go run ./bench/release/gen -n 1000000 -out /tmp/archive-1M
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"runtime/pprof"
+	"syscall"
+	"time"
+
+	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/layout"
+)
+
+// start is the first instant of the simulated crawl, which lasts a year.
+var start = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const year = 365 * 24 * time.Hour
+
+// Summary is bench.json.
+type Summary struct {
+	Captures     int       `json:"captures"`
+	Revisits     int       `json:"revisits"`
+	Released     int       `json:"released"`
+	Tombstoned   int       `json:"tombstoned"`
+	LastPass     time.Time `json:"last_pass"`
+	Now          time.Time `json:"now"` // exactly Due tombstoned captures have ReleaseAt in (LastPass, Now]
+	Due          int       `json:"due"`
+	IndexBytes   int64     `json:"index_bytes"`
+	SealedBytes  int64     `json:"sealed_bytes"`
+	BuildSeconds float64   `json:"build_seconds"`
+	CPUSeconds   float64   `json:"cpu_seconds"` // user + system time of the build
+}
+
+func main() {
+	n := flag.Int("n", 1_000_000, "captures to seal")
+	out := flag.String("out", "", "data directory to create (must not exist)")
+	batch := flag.Int("batch", 10000, "captures per Seal call")
+	due := flag.Int("due", 1000, "tombstoned captures due at bench.json's now")
+	seed := flag.Uint64("seed", 1, "random seed")
+	every := flag.Duration("every", 24*time.Hour, "time between two simulated release passes")
+	flag.Parse()
+	if *out == "" || *n < *due || *batch < 1 || *every <= 0 {
+		log.Fatal("usage: gen -n N -out DIR [-batch B] [-due D] [-seed S] [-every D]")
+	}
+	if _, err := os.Stat(*out); err == nil {
+		log.Fatalf("%s exists; remove it first", *out)
+	}
+	if p := os.Getenv("GEN_CPUPROFILE"); p != "" {
+		f, _ := os.Create(p)
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	debug.SetGCPercent(400) // a batch's garbage is short-lived; fewer collections leave more CPU to Seal
+	sum, err := build(*out, *n, *batch, *due, *seed, *every)
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(sum, "", "  ")
+	if err := os.WriteFile(filepath.Join(*out, "bench.json"), append(b, '\n'), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s\n", b)
+}
+
+func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) (Summary, error) {
+	began, cpu0 := time.Now(), cpuTime()
+	g := newGenerator(n, seed)
+	clock := start
+	s, err := store.Open(dir, store.Options{Now: func() time.Time { return clock },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Software: "archivectl-bench-gen"})
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Captures: n, LastPass: start.Add(year), Due: due}
+	batches := make(chan []store.Capture, 2)
+	go func() {
+		defer close(batches)
+		for i := 0; i < n; i += batchSize {
+			batches <- g.batch(min(batchSize, n-i))
+		}
+	}()
+	ix := s.Index()
+	nextPass := start.Add(every)
+	done := 0
+	for caps := range batches {
+		clock = caps[len(caps)-1].Time
+		es, err := s.Seal(context.Background(), caps)
+		if err != nil {
+			return sum, err
+		}
+		for _, e := range es {
+			if e.Revisit {
+				sum.Revisits++
+			}
+		}
+		for ; !nextPass.After(clock); nextPass = nextPass.Add(every) {
+			if err := pass(ix, nextPass); err != nil {
+				return sum, err
+			}
+		}
+		done += len(es)
+		if done%(10*batchSize) < batchSize || done == n {
+			fmt.Fprintf(os.Stderr, "%d of %d captures sealed, %s\n", done, n, time.Since(began).Round(time.Second))
+		}
+	}
+	for ; nextPass.Before(sum.LastPass); nextPass = nextPass.Add(every) {
+		if err := pass(ix, nextPass); err != nil {
+			return sum, err
+		}
+	}
+	if err := pass(ix, sum.LastPass); err != nil {
+		return sum, err
+	}
+	if err := s.Close(); err != nil {
+		return sum, err
+	}
+	c, err := ix.Counts(sum.LastPass)
+	if err != nil {
+		return sum, err
+	}
+	sum.Released, sum.Tombstoned = c.Released, c.Tombstoned
+	if sum.Now, sum.Due, err = dueAfter(ix, due); err != nil {
+		return sum, err
+	}
+	sum.BuildSeconds = time.Since(began).Seconds()
+	sum.CPUSeconds = (cpuTime() - cpu0).Seconds()
+	if st, err := os.Stat(layout.Index(dir)); err == nil {
+		sum.IndexBytes = st.Size()
+	}
+	files, _ := filepath.Glob(filepath.Join(layout.Sealed(dir), "*"))
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			sum.SealedBytes += st.Size()
+		}
+	}
+	return sum, nil
+}
+
+// passBatch is how many captures one simulated commit marks, as a release pass's commits do.
+const passBatch = 10000
+
+// pass does to the index what a release pass at now does: every due capture becomes released and
+// every capture still sealed gets a tombstone, in commits of at most passBatch marks. The public
+// locations it records are made up: no public file is written.
+func pass(ix *store.Index, now time.Time) error {
+	for _, step := range []struct {
+		scan  func(time.Time, func(store.Entry) error) error
+		state store.CaptureState
+		file  string
+	}{
+		{ix.Due, store.Released, "shards/PUBLIC-gen.warc.gz"},
+		{ix.Embargoed, store.Tombstoned, "tombstones/TOMBSTONES-gen.warc.gz"},
+	} {
+		var marks []store.Mark
+		if err := step.scan(now, func(e store.Entry) error {
+			marks = append(marks, store.Mark{ID: e.ID, State: step.state, ReleaseAt: e.ReleaseAt,
+				Public: store.Location{File: step.file, Offset: e.Response.Offset, Length: e.Response.Length}})
+			return nil
+		}); err != nil {
+			return err
+		}
+		for i := 0; i < len(marks); i += passBatch {
+			if err := ix.Mark(marks[i:min(i+passBatch, len(marks))]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// errEnough stops a scan.
+var errEnough = errors.New("enough")
+
+// dueAfter is the instant at which the first due captures not yet released become due, and how
+// many are due then (more than due only when release times tie).
+func dueAfter(ix *store.Index, due int) (time.Time, int, error) {
+	var times []time.Time
+	err := ix.Due(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), func(e store.Entry) error {
+		if len(times) >= due && e.ReleaseAt.After(times[len(times)-1]) {
+			return errEnough
+		}
+		times = append(times, e.ReleaseAt)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errEnough) {
+		return time.Time{}, 0, err
+	}
+	if len(times) < due {
+		return time.Time{}, 0, fmt.Errorf("only %d captures are tombstoned; ask for fewer due", len(times))
+	}
+	return times[len(times)-1], len(times), nil
+}
+
+// cpuTime is the CPU time (user + system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// generator makes the captures of a year of crawling 1,000 hosts, evenly over time: each host's
+// robots.txt first (never embargoed), then pages, a tenth of them recrawls of an earlier page
+// (nine in ten with the same body, so revisits), with a mix of embargo periods, Last-Modified
+// dates and Content-Usage headers.
+type generator struct {
+	rng   *rand.Rand
+	n, i  int
+	pages int // pages made so far
+	hosts int
+}
+
+func newGenerator(n int, seed uint64) *generator {
+	return &generator{rng: rand.New(rand.NewPCG(seed, 0x5eed)), n: n, hosts: min(1000, max(1, n/10))}
+}
+
+func (g *generator) batch(size int) []store.Capture {
+	caps := make([]store.Capture, 0, size)
+	for range size {
+		caps = append(caps, g.next())
+	}
+	return caps
+}
+
+var periods = []embargo.Period{embargo.None, embargo.None, embargo.Week, embargo.Month, embargo.Quarter}
+
+func (g *generator) next() store.Capture {
+	at := start.Add(time.Duration(int64(year) / int64(g.n) * int64(g.i)))
+	g.i++
+	if g.i <= g.hosts {
+		host := fmt.Sprintf("site%d.example", g.i-1)
+		c := capture("https://"+host+"/robots.txt", host, "/robots.txt", at, "User-agent: *\nArchive-Embargo: w\nAllow: /\n", nil)
+		c.Robots = true
+		return c
+	}
+	page, version := g.pages, 0
+	if g.pages > 100 && g.rng.IntN(10) == 0 {
+		page = g.rng.IntN(g.pages) // a recrawl
+		if g.rng.IntN(10) == 0 {
+			version = 1 + g.rng.IntN(3)
+		}
+	} else {
+		g.pages++
+	}
+	host := fmt.Sprintf("site%d.example", page%g.hosts)
+	path := fmt.Sprintf("/section%d/page%d.html", page%17, page)
+	var headers []string
+	if g.rng.IntN(10) < 3 {
+		lm := at.Add(-time.Duration(g.rng.Int64N(int64(400 * 24 * time.Hour)))).Truncate(time.Second)
+		headers = append(headers, "Last-Modified: "+lm.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT"))
+	}
+	if g.rng.IntN(10) == 0 {
+		headers = append(headers, "Content-Usage: train-ai=n")
+	}
+	c := capture("https://"+host+path, host, path, at, fmt.Sprintf("<html><p>page %d version %d</p></html>", page, version), headers)
+	c.Period = periods[(page*7+version)%len(periods)]
+	c.Rule = fmt.Sprintf("2 archive-embargo %s", c.Period)
+	return c
+}
+
+func capture(url, host, path string, at time.Time, body string, headers []string) store.Capture {
+	req := "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: archivectl-bench\r\n\r\n"
+	resp := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nServer: bench\r\n"
+	for _, h := range headers {
+		resp += h + "\r\n"
+	}
+	resp += fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+	return store.Capture{URL: url, Time: at, IP: "127.0.0.1", Request: []byte(req), Response: []byte(resp)}
+}
