@@ -46,12 +46,17 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 	}
 	st := p.state
 	st.Generation++
+	ic, segs, err := p.indexCommit(fs, st.Generation)
+	if err != nil {
+		return err
+	}
+	files = append(files, segs...)
 	st.LastPass = p.now
 	st.NextRelease = p.next
 	st.Released += int64(released)
 	st.Tombstoned += int64(tombstoned)
 	st.Software = p.r.opt.Software
-	j := &journal{Pass: p.now, Files: files, Marks: marks, LogSize: p.logSize, Log: string(log), State: st}
+	j := &journal{Pass: p.now, Files: files, Marks: marks, LogSize: p.logSize, Log: string(log), State: st, Index: ic}
 	if err := commit(p.r.dir, p.ix, j); err != nil {
 		return err
 	}

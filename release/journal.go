@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/durable"
@@ -24,6 +25,10 @@ type journal struct {
 	LogSize int64         `json:"log_size"` // release-log.jsonl's size before this commit
 	Log     string        `json:"log"`      // the lines this commit appends to it
 	State   public.Status `json:"state"`    // the new state.json
+	// Index is the public index's new manifest and the segments it no longer lists; its new
+	// segments are among Files. Absent in a journal of a version without the index (the next
+	// pass then rebuilds the index).
+	Index *pubindex.Commit `json:"index,omitempty"`
 }
 
 // journalFile is one rename of a commit: Tmp relative to the data directory, Public relative to public/.
@@ -112,6 +117,12 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		}
 	}
 	crashPoint("marked")
+	if j.Index != nil { // the index's commit point: the new segments are in place, the old ones still there
+		if err := pubindex.WriteManifest(layout.Public(dataDir), j.Index.Manifest); err != nil {
+			return fmt.Errorf("release: %w", err)
+		}
+	}
+	crashPoint("indexed")
 	sb, err := public.MarshalStatus(j.State)
 	if err != nil {
 		return fmt.Errorf("release: %w", err)
@@ -121,6 +132,11 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 		return fmt.Errorf("release: %w", err)
 	}
 	crashPoint("state")
+	if j.Index != nil {
+		if err := pubindex.RemoveSegments(layout.Public(dataDir), j.Index.Remove); err != nil {
+			return fmt.Errorf("release: %w", err)
+		}
+	}
 	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
@@ -95,6 +96,7 @@ type pass struct {
 	logSize int64
 	serial  map[string]int // next serial per file prefix
 	sealed  *sealedFiles
+	index   *pubindex.Set // the public index as of the last commit, open
 }
 
 func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog int, err error) {
@@ -113,7 +115,12 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	if err := prepareDirs(r.dir); err != nil {
 		return s, -1, err
 	}
-	p := &pass{r: r, ix: ix, now: now, serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}}
+	index, err := r.ensureIndex(ctx)
+	if err != nil {
+		return s, -1, err
+	}
+	p := &pass{r: r, ix: ix, now: now, serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}, index: index}
+	defer func() { p.index.Close() }()
 	defer p.sealed.close()
 	if p.state, err = readStatus(r.dir); err != nil {
 		return s, -1, err

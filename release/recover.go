@@ -3,7 +3,9 @@ package release
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 )
@@ -28,7 +30,7 @@ func (r *Releaser) recover(ix *store.Index) error {
 
 // prepareDirs creates public/ (world-readable) and an empty release-tmp/.
 func prepareDirs(dataDir string) error {
-	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir)} {
+	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir)} {
 		if err := os.MkdirAll(d, publicDirMode); err != nil {
 			return fmt.Errorf("release: %w", err)
 		}

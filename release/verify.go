@@ -9,6 +9,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
@@ -19,7 +20,8 @@ import (
 // every public WARC record parses strictly and is byte-equal to its sealed source; every CDXJ
 // line points at its record and agrees with the index; every capture is released at most
 // once; every tombstone is well-formed and free of body bytes; nothing public has a release
-// time after the pass that published it. It returns one line per problem.
+// time after the pass that published it; the public index holds exactly the CDXJ lines. It
+// returns one line per problem.
 func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	v := &verifier{dir: dataDir, logged: map[memberKey]logRef{}, released: map[string]string{}}
 	if _, err := os.Stat(layout.Public(dataDir)); errors.Is(err, os.ErrNotExist) {
@@ -75,6 +77,17 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	}
 	if c.Released != len(v.released) {
 		v.problem("index.db counts %d released captures, public/shards holds %d", c.Released, len(v.released))
+	}
+	ps, err := pubindex.Verify(os.DirFS(layout.Public(dataDir)))
+	if err != nil {
+		return v.problems, fmt.Errorf("release verify: %w", err)
+	}
+	for _, p := range ps {
+		v.problem("%s", p)
+	}
+	if m, found, err := pubindex.ReadManifest(os.DirFS(layout.Public(dataDir))); err == nil && found && m.Generation != v.state.Generation {
+		v.problem("public/%s/%s is of generation %d, %s of %d: the next release pass rebuilds it, or run archivectl reindex-public",
+			pubindex.Dir, pubindex.ManifestFile, m.Generation, layout.StateFile, v.state.Generation)
 	}
 	return v.problems, nil
 }

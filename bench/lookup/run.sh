@@ -1,67 +1,116 @@
 #!/usr/bin/env bash
-# Lookup benchmark: N (default 1,000,000) synthetic public captures, `archivectl serve` on
-# loopback, wrk asking /api/v1/captures for random URLs. Prints index load time, memory,
-# requests/s and latency percentiles. Goal: >= 20,000 req/s and p99 < 5 ms on 2 cores.
+# Lookup benchmark at archive scale: for each N (default 1,000,000 and 10,000,000 captures) a
+# synthetic public side (go run ./bench/lookup/gen: CDXJ files, then the public index built by
+# the code `archivectl reindex-public` runs), then `archivectl serve` over it, measured for:
+#   start     launch to the first answered lookup (and the index opening time it reports)
+#   heap      runtime.MemStats.HeapInuse (go_memstats_heap_inuse_bytes at /metrics) after wrk
+#   RSS       VmRSS after wrk, split into RssAnon (the heap and stacks) and RssFile (the mapped
+#             index pages the lookups touched: page cache, shared and reclaimable)
+#   req/s     wrk -t2 -c32 for DUR asking random URLs, with p50/p99, and the server's CPU time
+#             per answer (utime + stime over answers: what a busy shared machine distorts least)
+#   paced     a fixed 15,000 req/s for PACED_DUR from bench/lookup/pace, an open-loop Go client
+#             (latency from each request's intended send time), p50/p99
+# Each archive's index is also rebuilt once with `archivectl reindex-public` (REINDEX=0 skips it),
+# timed. In the same run, the lookup before the public index (BASE, the in-memory loader) is measured
+# at the first N, as the baseline. Generated archives are kept under OUT/N and reused.
 #
-#   bench/lookup/run.sh                 # N=1000000 DUR=20s CONNS=32 THREADS=2
-#   N=100000 DUR=5s bench/lookup/run.sh
+#   bench/lookup/run.sh                       # NS="1000000 10000000" DUR=30s PACED_DUR=30s
+#   NS=100000 DUR=5s PACED_DUR=5s bench/lookup/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/usr/local/go/bin"
-N=${N:-1000000}
-DUR=${DUR:-20s}
+NS=${NS:-"1000000 10000000"}
+DUR=${DUR:-30s}
+PACED_DUR=${PACED_DUR:-30s}
+RATE=${RATE:-15000}
 CONNS=${CONNS:-32}
 THREADS=${THREADS:-2}
 PORT=${PORT:-18080}
 OUT=${OUT:-bench/out/lookup}
+BASE=${BASE-98018c7} # the last commit whose lookup loads every CDXJ line into memory
 
 if ! command -v wrk >/dev/null; then
 	echo "installing wrk (Debian)"; apt-get install -y -qq wrk >/dev/null
 fi
 mkdir -p "$OUT"
 go build -o "$OUT/archivectl" ./cmd/archivectl
-if [ "$(cat "$OUT/n" 2>/dev/null)" != "$N" ]; then
-	rm -rf "$OUT/data"
-	go run ./bench/lookup/gen -n "$N" -out "$OUT/data"
-	echo "$N" >"$OUT/n"
+go build -o "$OUT/pace" ./bench/lookup/pace
+go build -o "$OUT/gen" ./bench/lookup/gen
+if [ -n "$BASE" ] && [ ! -x "$OUT/archivectl-base" ]; then
+	rm -rf "$OUT/base-src" && mkdir -p "$OUT/base-src"
+	git archive "$BASE" | tar -x -C "$OUT/base-src"
+	(cd "$OUT/base-src" && go build -o ../archivectl-base ./cmd/archivectl)
 fi
 
-echo "machine: $(nproc) cores, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$OUT/archivectl" serve --data "$OUT/data" --listen "127.0.0.1:$PORT" >"$OUT/serve.out" 2>"$OUT/serve.err" &
-pid=$!
-trap 'kill $pid 2>/dev/null || true' EXIT
-for _ in $(seq 1 600); do
-	grep -q "serve: http" "$OUT/serve.out" 2>/dev/null && break
-	kill -0 $pid 2>/dev/null || { cat "$OUT/serve.err"; exit 1; }
-	sleep 0.1
-done
-grep -o 'released=[0-9]* embargoed=[0-9]* malformed_lines=[0-9]* took=[^ ]*' "$OUT/serve.err" | sed 's/^/index: /'
-grep -E 'VmRSS' /proc/$pid/status | sed 's/^/memory: /'
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GB, load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+results=()
 
-export URLS="$OUT/data/urls.txt"
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, in clock ticks
-tick=$(getconf CLK_TCK)
-
-# measure LABEL WRK-ARGS...: one wrk run; prints requests/s, p99 and the server's CPU per answer.
+# measure BINARY LABEL N: start, heap, RSS, req/s and paced latency of one serve process.
 measure() {
-	local label=$1 before after; shift
-	before=$(cpu $pid)
-	wrk -t"$THREADS" -c"$CONNS" -d"$DUR" --latency "$@" >"$OUT/wrk-$label.txt"
-	after=$(cpu $pid)
-	awk -v label="$label" -v a="$after" -v b="$before" -v t="$tick" '
-		/requests in/ {n = $1} /Requests\/sec/ {rps = $2} $1 == "99%" {p99 = $2} $1 == "50%" {p50 = $2} /Non-2xx/ {bad = $NF}
-		END {printf "%-9s %10.0f req/s   p50 %-8s p99 %-8s non-2xx %-6d server CPU %.1f us/answer\n", label, rps, p50, p99, bad, (a - b) / t / n * 1e6}' "$OUT/wrk-$label.txt"
+	local bin=$1 label=$2 n=$3 data="$OUT/$3/data" pid t0 t1 first code
+	first=$(head -1 "$data/urls.txt")
+	t0=$(date +%s.%N)
+	"$bin" serve --data "$data" --listen "127.0.0.1:$PORT" >"$OUT/serve-$label.out" 2>"$OUT/serve-$label.err" &
+	pid=$!
+	for _ in $(seq 1 6000); do
+		code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/api/v1/captures?url=$first" || true)
+		[ "$code" = 200 ] && break
+		kill -0 $pid 2>/dev/null || { cat "$OUT/serve-$label.err"; exit 1; }
+		sleep 0.01
+	done
+	t1=$(date +%s.%N)
+	local start opened
+	start=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f s", b - a}')
+	opened=$(grep -o 'took=[^ ]*' "$OUT/serve-$label.err" | tail -1 | cut -d= -f2)
+	export URLS="$data/urls.txt"
+	wrk -t"$THREADS" -c"$CONNS" -d3s -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" >/dev/null # warm-up
+	local cpu0 cpu1
+	cpu0=$(awk '{print $14 + $15}' "/proc/$pid/stat") # utime + stime, clock ticks
+	wrk -t"$THREADS" -c"$CONNS" -d"$DUR" --latency -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" >"$OUT/wrk-$label.txt"
+	cpu1=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+	local rps p50 p99 heap rss anon file paced cpu
+	rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$OUT/wrk-$label.txt")
+	cpu=$(awk -v a="$cpu1" -v b="$cpu0" -v t="$(getconf CLK_TCK)" '/requests in/ {printf "%.1f us", (a - b) / t / $1 * 1e6}' "$OUT/wrk-$label.txt")
+	p50=$(awk '$1 == "50%" {print $2}' "$OUT/wrk-$label.txt")
+	p99=$(awk '$1 == "99%" {print $2}' "$OUT/wrk-$label.txt")
+	heap=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^go_memstats_heap_inuse_bytes / {printf "%.1f MiB", $2 / 1048576}')
+	rss=$(awk '/^VmRSS/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")
+	anon=$(awk '/^RssAnon/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")
+	file=$(awk '/^RssFile/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")
+	"$OUT/pace" -addr "127.0.0.1:$PORT" -urls "$data/urls.txt" -rate "$RATE" -d "$PACED_DUR" >"$OUT/pace-$label.txt"
+	paced=$(grep -o 'achieved), [0-9]* errors.*' "$OUT/pace-$label.txt" | sed 's/achieved), //; s/latency from the intended send time: //')
+	kill -TERM $pid
+	wait $pid || true
+	results+=("$(printf '%-22s start %-8s (index opened in %-9s) heap %-10s RSS %-9s (anon %s, file %s) wrk %6s req/s p50 %-8s p99 %-8s server CPU %s/answer | paced %s: %s' \
+		"$label" "$start" "${opened:-n/a}" "$heap" "$rss" "$anon" "$file" "$rps" "$p50" "$p99" "$cpu" "$RATE/s" "$paced")")
+	echo "${results[-1]}"
 }
 
-wrk -t"$THREADS" -c"$CONNS" -d3s -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" >/dev/null # warm-up
-# The baseline is the same server answering a request it rejects at once (400, tiny JSON): the
-# HTTP stack, routing, metrics and headers without the index, measured in the same run, so a
-# busy shared machine shows as a ratio rather than as a bare number.
-measure baseline "http://127.0.0.1:$PORT/api/v1/captures"
-measure lookup -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/"
+first_n=""
+for n in $NS; do
+	if [ ! -f "$OUT/$n/done" ]; then
+		rm -rf "$OUT/$n" && mkdir -p "$OUT/$n"
+		t0=$(date +%s.%N)
+		"$OUT/gen" -n "$n" -out "$OUT/$n/data" | tee "$OUT/$n/gen.txt"
+		awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f\n", b - a}' >"$OUT/$n/gen-seconds"
+		touch "$OUT/$n/done"
+	fi
+	if [ "${REINDEX:-1}" = 1 ] && [ ! -f "$OUT/$n/reindex.txt" ]; then
+		# What a lookup machine given only the CDXJ files runs: the whole index from scratch.
+		"$OUT/archivectl" reindex-public --data "$OUT/$n/data" | tee "$OUT/$n/reindex.txt"
+	fi
+	[ -f "$OUT/$n/reindex.txt" ] && results+=("N=$n $(cut -d: -f1 "$OUT/$n/reindex.txt")")
+	idx=$(du -sb "$OUT/$n/data/public/index" | cut -f1)
+	cdxj=$(cat "$OUT/$n/data/public/shards/"*.cdxj "$OUT/$n/data/public/tombstones/"*.cdxj | wc -c)
+	results+=("$(printf 'N=%-10s generated (CDXJ + index) in %s s; index %.1f MB = %.0f bytes/capture (CDXJ %.0f bytes/capture)' \
+		"$n" "$(cat "$OUT/$n/gen-seconds")" "$(echo "$idx / 1000000" | bc -l)" "$(echo "$idx / $n" | bc -l)" "$(echo "$cdxj / $n" | bc -l)")")
+	echo "${results[-1]}"
+	if [ -z "$first_n" ] && [ -n "$BASE" ]; then
+		measure "$OUT/archivectl-base" "base-in-memory-$n" "$n"
+	fi
+	first_n=$n
+	measure "$OUT/archivectl" "index-$n" "$n"
+done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
-cat "$OUT/wrk-lookup.txt"
-awk '/Requests\/sec/ {r[FILENAME] = $2} END {for (f in r) if (f ~ /wrk-lookup/) l = r[f]; else b = r[f]; printf "RESULT lookup/baseline throughput ratio %.2f (goal: >= 20000 req/s and p99 < 5 ms on 2 idle cores)\n", l / b}' "$OUT/wrk-baseline.txt" "$OUT/wrk-lookup.txt"
-
-kill -TERM $pid
-wait $pid && echo "serve exited 0 on SIGTERM"
+echo "=== RESULTS"
+printf '%s\n' "${results[@]}"

@@ -361,7 +361,7 @@ func TestCrawlOutcomes(t *testing.T) {
 func TestHelpCommand(t *testing.T) {
 	t.Parallel()
 	exe := archivectlBinary(t)
-	for _, cmd := range []string{"crawl", "release", "serve", "robots", "verify", "export", "demo", "version"} {
+	for _, cmd := range []string{"crawl", "release", "serve", "robots", "verify", "reindex-public", "export", "demo", "version"} {
 		stdout, stderr, code := runCmd(t, exe, "help", cmd)
 		if code != 0 || stdout != "" || !strings.HasPrefix(stderr, "usage: archivectl "+cmd) {
 			t.Errorf("help %s: exit %d, stdout %q, stderr:\n%s", cmd, code, stdout, stderr)

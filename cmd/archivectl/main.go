@@ -16,14 +16,15 @@ import (
 type command func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int
 
 var commands = map[string]command{
-	"crawl":   runCrawl,
-	"release": runRelease,
-	"serve":   runServe,
-	"robots":  runRobots,
-	"verify":  runVerify,
-	"export":  runExport,
-	"demo":    runDemo,
-	"version": runVersion,
+	"crawl":          runCrawl,
+	"release":        runRelease,
+	"serve":          runServe,
+	"robots":         runRobots,
+	"verify":         runVerify,
+	"reindex-public": runReindexPublic,
+	"export":         runExport,
+	"demo":           runDemo,
+	"version":        runVersion,
 }
 
 const usage = `usage: archivectl COMMAND [flags]
@@ -34,6 +35,7 @@ commands:
   serve             serve the lookup API and page (--schedule CRON runs release passes)
   robots URL...     evaluate robots.txt for URLs and print one JSON object per URL
   verify            check sealed and public records against the index
+  reindex-public    rebuild the lookup's public index from the public CDXJ files
   export            write the released captures as a WACZ package and/or a CDXJ index
   demo              crawl an embedded demo web, release it over 91 days, serve the result
   version           print the version and the VCS commit (also --version)

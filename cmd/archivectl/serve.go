@@ -14,6 +14,7 @@ import (
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/lookup"
 	"github.com/archivectl/archivectl/release/mirror"
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/publicstore"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/prometheus/client_golang/prometheus"
@@ -158,8 +159,12 @@ func serve(ctx context.Context, opt serveOptions) error {
 	} else {
 		srv, err = lookup.Open(pub, lopt)
 	}
-	if err != nil {
-		return fmt.Errorf("cannot load the public index of %s: %w; run archivectl verify", opt.data, err)
+	var damage *pubindex.DamageError
+	switch {
+	case errors.As(err, &damage): // it names the file and the command: add the data directory
+		return fmt.Errorf("%w --data %s", err, opt.data)
+	case err != nil:
+		return fmt.Errorf("cannot open the public index of %s: %w; run archivectl verify", opt.data, err)
 	}
 	ln := opt.listener
 	if ln == nil {
@@ -181,6 +186,7 @@ func serve(ctx context.Context, opt serveOptions) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	go srv.Watch(watchCtx)
+	go gcFloor(watchCtx)
 	if daemon != nil {
 		daemon.Start()
 		log.Info("release daemon started", "schedule", opt.schedule)

@@ -211,9 +211,16 @@ func TestServeSchedule(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // polling a separate process; the pass runs on its own clock
 	}
-	_, metrics := s.get(t, "/metrics", nil)
-	if !strings.Contains(metrics, `archivectl_release_passes_total{result="ok"}`) {
-		t.Errorf("/metrics lacks the releaser's pass counter")
+	// The daemon counts a pass when Pass returns, a moment after its commit became visible.
+	for {
+		_, metrics := s.get(t, "/metrics", nil)
+		if strings.Contains(metrics, `archivectl_release_passes_total{result="ok"}`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics lacks the releaser's pass counter 20 s after start")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if code := s.stop(t, os.Interrupt); code != 0 {
 		t.Errorf("exit %d after SIGINT, want 0; stderr:\n%s", code, s.stderr)

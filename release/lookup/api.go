@@ -166,7 +166,11 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 	}
 	ix := s.ix.Load()
 	if !q.prefix {
-		cs := ix.exact(q.key)
+		cs, err := ix.exact(q.key)
+		if err != nil {
+			s.indexFailed(w, err)
+			return
+		}
 		if len(cs) == 0 {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 			return
@@ -174,12 +178,23 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 		writeCaptures(w, q.raw, "", asOf(cs, s.now()), "")
 		return
 	}
-	page, more := ix.prefix(q.matcher(), q.after, q.limit)
+	page, more, err := ix.prefix(q.matcher(), q.after, q.limit)
+	if err != nil {
+		s.indexFailed(w, err)
+		return
+	}
 	next := ""
 	if more {
 		next = cursorAfter(&page[len(page)-1]).String()
 	}
 	writeCaptures(w, q.raw, "prefix", asOf(page, s.now()), next)
+}
+
+// indexFailed answers 500 when the public index cannot be read (a damaged block): never a
+// wrong answer. The error names the file and the command that rebuilds the index.
+func (s *Server) indexFailed(w http.ResponseWriter, err error) {
+	s.log.Error("public index read failed", "err", err)
+	writeError(w, http.StatusInternalServerError, err.Error())
 }
 
 // cursor is the position of the last capture of a page: the next page starts after it. It names

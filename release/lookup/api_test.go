@@ -31,7 +31,8 @@ func TestCapturesContract(t *testing.T) {
 	emb, rel := got.Captures[0], got.Captures[1]
 	wantEmb := map[string]any{
 		"timestamp": "2026-11-29T20:00:00Z", "status": 200.0, "state": "embargoed", "release_at": "2027-02-27T20:00:00Z",
-		"payload_digest": "sha256:aaaa", "content_usage": []any{"train-ai=n"},
+		"payload_digest": "sha256:aaaa", "content_usage": []any{"train-ai=n"}, // a line without the raw statements: the combined list
+		"usage":   map[string]any{"ai-use": "unknown", "search": "unknown", "train-ai": "disallow"},
 		"headers": []any{[]any{"Content-Type", "text/html"}, []any{"Last-Modified", "Sun, 29 Nov 2026 19:00:00 GMT"}},
 	}
 	for k, v := range wantEmb {
@@ -44,7 +45,10 @@ func TestCapturesContract(t *testing.T) {
 	}
 	wantRel := map[string]any{
 		"timestamp": "2026-08-01T10:00:00Z", "status": 200.0, "state": "released", "release_at": "2026-08-08T10:00:00Z",
-		"payload_digest": "sha256:bbbb", "content_usage": []any{"train-ai=y", "search=y"},
+		"payload_digest": "sha256:bbbb",
+		// As stated, robots.txt rule first, then each header field line; then combined per category.
+		"content_usage": []any{"train-ai=y, search=y", `train-ai=y;note="as stated"`, "x-label=n"},
+		"usage":         map[string]any{"ai-use": "unknown", "search": "allow", "train-ai": "allow"},
 	}
 	for k, v := range wantRel {
 		if b1, b2 := mustJSON(t, rel[k]), mustJSON(t, v); b1 != b2 {

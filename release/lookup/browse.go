@@ -20,12 +20,15 @@ type browseData struct {
 }
 
 // browse lists a page of the captures below q (a prefix query) as they stand at now, with links
-// to the next page (its cursor) and to the directories above.
-func (s *Server) browse(ix *index, q query, defaultLimit bool, now time.Time) *browseData {
+// to the next page (its cursor) and to the directories above. The error is the public index's.
+func (s *Server) browse(ix *index, q query, defaultLimit bool, now time.Time) (*browseData, error) {
 	if defaultLimit {
 		q.limit = pageBrowseLimit
 	}
-	page, more := ix.prefix(q.matcher(), q.after, q.limit)
+	page, more, err := ix.prefix(q.matcher(), q.after, q.limit)
+	if err != nil {
+		return nil, err
+	}
 	b := &browseData{Under: q.raw, Up: shorter(q.raw)}
 	base := "/?matchType=prefix&url=" + url.QueryEscape(q.raw)
 	if !defaultLimit {
@@ -41,7 +44,7 @@ func (s *Server) browse(ix *index, q query, defaultLimit bool, now time.Time) *b
 	for i := range page {
 		b.Captures = append(b.Captures, toPage(&page[i], now))
 	}
-	return b
+	return b, nil
 }
 
 // shorter returns the prefix views that hold what lies near raw: its directory (for a URL that

@@ -4,18 +4,25 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/archivectl/archivectl/crawler/aipref"
 )
 
 // The answer of /api/v1/captures (docs/formats.md#lookup-api, contract), encoded by hand: it is the hot path, and
 // this writes the same JSON as encoding/json would for capturesJSON (TestEncodeMatchesJSON).
 //
 //	{"url": "...", "captures": [{"url", "timestamp", "status", "state", "release_at",
-//	  "payload_digest", "mime"?, "headers"?, "content_usage", "revisit"?, "warc"?}, ...],
+//	  "payload_digest", "mime"?, "headers"?, "content_usage", "usage", "revisit"?, "warc"?}, ...],
 //	 "match_type"?: "prefix", "next_cursor"?: "..."}
 //
-// url, mime and revisit in a capture, and match_type and next_cursor, are additions to the contract.
+// content_usage lists the Content-Usage statements as the publisher wrote them: the robots.txt
+// rule(s) that applied, then the header field lines. usage is their combined result per
+// category of the vocabulary ("allow", "disallow" or "unknown"), the shape `archivectl robots`
+// prints. url, mime and revisit in a capture, usage, and match_type and next_cursor are
+// additions to the contract.
 
 // capturesJSON is the answer's shape, for tests and documentation.
 type capturesJSON struct {
@@ -27,17 +34,18 @@ type capturesJSON struct {
 
 // captureJSON is one capture in an answer.
 type captureJSON struct {
-	URL           string          `json:"url"`
-	Timestamp     string          `json:"timestamp"`
-	Status        int             `json:"status"`
-	State         string          `json:"state"`
-	ReleaseAt     string          `json:"release_at"`
-	PayloadDigest string          `json:"payload_digest"`
-	Mime          string          `json:"mime,omitempty"`
-	Headers       json.RawMessage `json:"headers,omitempty"`
-	ContentUsage  []string        `json:"content_usage"`
-	Revisit       bool            `json:"revisit,omitempty"`
-	WARC          *warcJSON       `json:"warc,omitempty"`
+	URL           string            `json:"url"`
+	Timestamp     string            `json:"timestamp"`
+	Status        int               `json:"status"`
+	State         string            `json:"state"`
+	ReleaseAt     string            `json:"release_at"`
+	PayloadDigest string            `json:"payload_digest"`
+	Mime          string            `json:"mime,omitempty"`
+	Headers       json.RawMessage   `json:"headers,omitempty"`
+	ContentUsage  []string          `json:"content_usage"`
+	Usage         map[string]string `json:"usage"`
+	Revisit       bool              `json:"revisit,omitempty"`
+	WARC          *warcJSON         `json:"warc,omitempty"`
 }
 
 // warcJSON is where a released capture's record lies under public/.
@@ -112,13 +120,36 @@ func appendCapture(b []byte, c *capture) []byte {
 		b = append(b, h...) // compact JSON checked at load
 	}
 	b = append(b, `,"content_usage":[`...)
-	for i, u := range c.usage {
+	for i, u := range c.usageRobots {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendString(b, u)
 	}
-	b = append(b, ']')
+	for i, u := range c.usageHeader {
+		if i > 0 || len(c.usageRobots) > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, u)
+	}
+	if c.usageRobots == nil && c.usageHeader == nil { // a line from before the raw statements were published
+		for i, u := range c.usage {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, u)
+		}
+	}
+	b = append(b, `],"usage":{`...)
+	for i, label := range usageLabels {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, label)
+		b = append(b, ':')
+		b = appendString(b, usageValue(c.usage, label))
+	}
+	b = append(b, '}')
 	if c.revisit {
 		b = append(b, `,"revisit":true`...)
 	}
@@ -132,6 +163,27 @@ func appendCapture(b []byte, c *capture) []byte {
 		b = append(b, '}')
 	}
 	return append(b, '}')
+}
+
+// usageLabels are the vocabulary's category labels, sorted as encoding/json sorts map keys.
+var usageLabels = aipref.Categories()
+
+// usageValue is the combined preference for one category label, from the combined expressions
+// ("train-ai=n", "search=y"): "allow", "disallow" or "unknown", as `archivectl robots` says it.
+func usageValue(combined []string, label string) string {
+	for _, u := range combined {
+		k, v, _ := strings.Cut(strings.TrimSpace(u), "=")
+		if k != label {
+			continue
+		}
+		switch v {
+		case "y":
+			return "allow"
+		case "n":
+			return "disallow"
+		}
+	}
+	return "unknown"
 }
 
 // appendString appends s as a JSON string, byte for byte as encoding/json writes it: plain

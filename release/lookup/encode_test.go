@@ -3,8 +3,10 @@ package lookup
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/archivectl/archivectl/crawler/aipref"
 	"github.com/archivectl/archivectl/release/public"
 )
 
@@ -13,7 +15,15 @@ func reference(c *capture) captureJSON {
 	j := captureJSON{
 		URL: c.url(), Timestamp: formatTime(c.time), Status: int(c.status), State: public.StateEmbargoed,
 		ReleaseAt: formatTime(c.releaseAt), PayloadDigest: c.digest(), Mime: c.mime,
-		ContentUsage: c.usage, Revisit: c.revisit,
+		ContentUsage: c.contentUsage(), Revisit: c.revisit, Usage: map[string]string{},
+	}
+	for _, cat := range aipref.Vocabulary() {
+		j.Usage[cat.Label] = "unknown"
+	}
+	for _, u := range c.usage {
+		if k, v, _ := strings.Cut(u, "="); j.Usage[k] != "" {
+			j.Usage[k] = map[string]string{"y": "allow", "n": "disallow"}[v]
+		}
 	}
 	if h := c.headers(); h != "" {
 		j.Headers = json.RawMessage(h)
@@ -31,7 +41,10 @@ func reference(c *capture) captureJSON {
 func TestEncodeMatchesJSON(t *testing.T) {
 	t.Parallel()
 	s := standard(t).server(testNow)
-	cs := s.ix.Load().captures
+	cs, _, err := s.ix.Load().prefix(matcher{}, cursor{}, 1000)
+	if err != nil || len(cs) < 30 {
+		t.Fatalf("the fixture's captures: %d, %v", len(cs), err)
+	}
 	tests := []struct {
 		name, url, matchType, next string
 		cs                         []capture

@@ -3,10 +3,12 @@ package lookup
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,21 +16,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store/surt"
 )
 
 // fixture writes a public/ directory the way the releaser lays it out: shards with gzip members
-// and their CDXJ, tombstone CDXJ, and state.json. It is written by tests until the releaser is
-// used directly (see the end-to-end test).
+// and their CDXJ, tombstone CDXJ, state.json, and the public index, rebuilt from the CDXJ files
+// at every commit (hand-written lines may be malformed; the end-to-end test uses the releaser,
+// which commits segments instead).
 type fixture struct {
-	t      testing.TB
-	dir    string // the public directory
-	cdxj   map[string][]string
-	shards map[string]*bytes.Buffer
-	gen    int
-	log    []public.LogEntry // release-log.jsonl, one entry per released capture
-	serial int               // of the file names written to: a new serial is a new pass's files
+	t       testing.TB
+	dir     string // the public directory
+	cdxj    map[string][]string
+	shards  map[string]*bytes.Buffer
+	gen     int
+	log     []public.LogEntry // release-log.jsonl, one entry per released capture
+	serial  int               // of the file names written to: a new serial is a new pass's files
+	rebuilt bytes.Buffer      // what the last reindex logged
 }
 
 func newFixture(t testing.TB) *fixture {
@@ -154,6 +159,16 @@ func (f *fixture) commit() {
 	}
 	f.write("state.json", fmt.Appendf(nil, `{"generation": %d, "last_pass": "2026-11-29T21:00:00Z", "next_release": null, "released": %d, "tombstoned": %d}`,
 		f.gen, released, tombstoned))
+	f.reindex()
+}
+
+// reindex rebuilds the public index from the CDXJ files.
+func (f *fixture) reindex() {
+	f.t.Helper()
+	f.rebuilt.Reset()
+	if _, err := pubindex.Rebuild(context.Background(), f.dir, int64(f.gen), slog.New(slog.NewTextHandler(&f.rebuilt, nil))); err != nil {
+		f.t.Fatal(err)
+	}
 }
 
 // write replaces one file atomically, as the releaser does.
@@ -191,7 +206,8 @@ func standard(t testing.TB) *fixture {
 	})
 	f.release(public.CDXJ{
 		URL: "https://example.com/a", Mime: "text/html", Status: 200, Digest: "sha256:bbbb", ID: "<urn:uuid:a1>",
-		Time: "2026-08-01T10:00:00Z", ReleaseAt: "2026-08-08T10:00:00Z", Usage: []string{"train-ai=y", "search=y"},
+		Time: "2026-08-01T10:00:00Z", ReleaseAt: "2026-08-08T10:00:00Z", Usage: []string{"search=y", "train-ai=y"},
+		UsageRobots: []string{"train-ai=y, search=y"}, UsageHeader: []string{"train-ai=y;note=\"as stated\"", "x-label=n"},
 	}, "text/html", "<p>old version of a</p>")
 	// One capture with a tombstone line from an earlier pass and now a released line.
 	f.tombstone(public.CDXJ{

@@ -1,176 +1,102 @@
 package lookup
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"hash/maphash"
-	"io"
-	"io/fs"
+	"maps"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 )
 
-// maxLine bounds one CDXJ line; a longer one is skipped as malformed.
-const maxLine = 1 << 20
-
-// chunk is how many captures readFile collects before starting a new slice: growing one
-// slice of a million captures would copy (and write-barrier) every one of them many times.
-const chunk = 8192
-
-// fileResult is what one CDXJ file yielded.
-type fileResult struct {
-	chunks [][]capture
-	bad    []badLine
-	err    error
-}
-
-// badLine is a skipped line: its number and why.
-type badLine struct {
-	line int
-	err  error
-}
-
-// readFile parses one CDXJ file of the public directory.
-func readFile(fsys fs.FS, name string, seed maphash.Seed) (r fileResult) {
-	f, err := fsys.Open(name)
-	if err != nil {
-		r.err = fmt.Errorf("open public/%s: %w", name, err)
-		return r
-	}
-	defer f.Close()
-	in := newInterner()
-	br := bufio.NewReaderSize(f, 256<<10)
-	cur := make([]capture, 0, chunk)
-	defer func() { r.chunks = append(r.chunks, cur) }()
-	for n := 1; ; n++ {
-		b, err := readLine(br)
-		if len(b) > 0 {
-			if p, perr := public.Parse(b); perr != nil {
-				r.bad = append(r.bad, badLine{n, perr})
-			} else if c, cerr := toCapture(p, in, seed); cerr != nil {
-				r.bad = append(r.bad, badLine{n, cerr})
-			} else {
-				if len(cur) == chunk {
-					r.chunks = append(r.chunks, cur)
-					cur = make([]capture, 0, chunk)
-				}
-				cur = append(cur, c)
-			}
-		}
-		if err == io.EOF {
-			return r
-		}
-		if err != nil {
-			r.err = fmt.Errorf("read public/%s: %w", name, err)
-			return r
-		}
-	}
-}
-
-// readLine returns the next line without its end; a line longer than maxLine comes back as
-// a marker that fails to parse, so it is counted as malformed rather than ending the file.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	b, err := br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		long := append([]byte(nil), b...)
-		for err == bufio.ErrBufferFull {
-			b, err = br.ReadSlice('\n')
-			if len(long) < maxLine {
-				long = append(long, b...)
-			}
-		}
-		if len(long) >= maxLine {
-			return []byte("line too long"), err
-		}
-		b = long
-	}
-	return bytes.TrimRight(b, "\r\n"), err
-}
-
-// toCapture turns a parsed line into the compact form.
-func toCapture(p public.Raw, in *interner, seed maphash.Seed) (capture, error) {
-	f := &p.Block
+// toCapture turns one merged capture of the public index into an answer's capture. Its
+// strings are copies: the index's lines are valid only during the lookup.
+func toCapture(m *pubindex.Capture) capture {
+	f := &m.Block
 	c := capture{
-		mime: in.string(f.Mime), file: in.string(f.Filename), time: p.Time, releaseAt: p.ReleaseAt,
+		mime: shared.string(f.Mime), file: shared.string(f.Filename), time: m.Time, releaseAt: m.ReleaseAt,
 		offset: f.Offset, length: f.Length, status: uint16(f.Status),
 		released: string(f.State) == public.StateReleased, revisit: f.Revisit,
-	}
-	if c.released {
-		if c.file == "" || c.length == 0 {
-			return c, fmt.Errorf("released capture %s has no record location", f.URL)
-		}
-		if !fs.ValidPath(c.file) || !strings.HasPrefix(c.file, "shards/") {
-			return c, fmt.Errorf("record file %q is not under shards/", c.file)
-		}
-	}
-	var err error
-	if c.usage, err = in.list(f.Usage); err != nil {
-		return c, fmt.Errorf("usage: %w", err)
-	}
-	switch {
-	case f.IDEscaped:
-		id, err := f.AppendID(in.buf[:0])
-		if err != nil {
-			return c, err
-		}
-		c.id, in.buf = maphash.Bytes(seed, id), id
-	case len(f.ID) > 0:
-		c.id = maphash.Bytes(seed, f.ID)
-	default: // no id: the capture is its key, time and digest
-		c.id = maphash.String(seed, string(p.Key)+" "+string(f.Time)+" "+string(f.Digest))
+		usage: shared.list(f.Usage), usageRobots: shared.list(f.UsageRobots), usageHeader: shared.list(f.UsageHeader),
 	}
 	var b strings.Builder
-	b.Grow(len(p.Key) + len(f.URL) + len(f.Digest) + len(f.Headers))
-	b.Write(p.Key)
+	b.Grow(len(m.Key) + len(f.URL) + len(f.Digest) + len(m.Headers))
+	b.Write(m.Key)
 	b.Write(f.URL)
 	b.Write(f.Digest)
-	b.Write(f.Headers)
+	b.Write(m.Headers)
 	c.text = b.String()
-	c.keyEnd = uint32(len(p.Key))
+	c.keyEnd = uint32(len(m.Key))
 	c.urlEnd = c.keyEnd + uint32(len(f.URL))
 	c.digestEnd = c.urlEnd + uint32(len(f.Digest))
-	return c, nil
+	return c
 }
 
-// interner shares, within one file, the strings and lists that many captures repeat.
+// maxShared bounds the values the interner keeps: mime types, record files and Content-Usage
+// lists repeat across captures, and sharing them saves allocations in every answer. Past the
+// bound, values are copied instead; memory stays bounded whatever the archive holds.
+const maxShared = 4096
+
+// interner shares the strings and lists that many captures repeat. Lookups read an immutable
+// map without a lock; a new value copies the map (rare once the values are known).
 type interner struct {
+	mu    sync.Mutex // serialises additions
+	table atomic.Pointer[sharedTable]
+}
+
+// sharedTable is one version of the interner's maps.
+type sharedTable struct {
 	strings map[string]string
 	lists   map[string][]string
-	buf     []byte // scratch for decoding ids
 }
+
+var shared = newInterner()
 
 func newInterner() *interner {
-	return &interner{strings: map[string]string{}, lists: map[string][]string{}}
+	in := &interner{}
+	in.table.Store(&sharedTable{strings: map[string]string{}, lists: map[string][]string{}})
+	return in
 }
 
-// string returns the shared copy of b.
+// string returns a shared copy of b.
 func (in *interner) string(b []byte) string {
-	if s, ok := in.strings[string(b)]; ok {
+	if s, ok := in.table.Load().strings[string(b)]; ok {
 		return s
 	}
 	s := string(b)
-	in.strings[s] = s
+	in.add(func(t *sharedTable) { t.strings[s] = s })
 	return s
 }
 
-// list returns the shared decoding of a raw JSON array of strings; nil for an absent or empty one.
-func (in *interner) list(raw []byte) ([]string, error) {
+// list returns the decoding of a raw JSON array of strings (checked when the line was
+// parsed), shared; nil for an absent or empty one. Callers never modify it.
+func (in *interner) list(raw []byte) []string {
 	if len(raw) == 0 {
-		return nil, nil
+		return nil
 	}
-	if l, ok := in.lists[string(raw)]; ok {
-		return l, nil
+	if l, ok := in.table.Load().lists[string(raw)]; ok {
+		return l
 	}
 	var l []string
-	if err := json.Unmarshal(raw, &l); err != nil {
-		return nil, err
-	}
-	if len(l) == 0 {
+	if json.Unmarshal(raw, &l) != nil || len(l) == 0 {
 		l = nil
 	}
-	in.lists[string(raw)] = l
-	return l, nil
+	key := string(raw)
+	in.add(func(t *sharedTable) { t.lists[key] = l })
+	return l
+}
+
+// add publishes a copy of the table with one more value, unless the table is full.
+func (in *interner) add(set func(*sharedTable)) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	old := in.table.Load()
+	if len(old.strings)+len(old.lists) >= maxShared {
+		return
+	}
+	t := &sharedTable{strings: maps.Clone(old.strings), lists: maps.Clone(old.lists)}
+	set(t)
+	in.table.Store(t)
 }

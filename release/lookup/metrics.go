@@ -19,6 +19,8 @@ type metrics struct {
 	generation prometheus.Gauge
 	badLines   prometheus.Gauge
 	loadTime   prometheus.Gauge
+	segments   prometheus.Gauge
+	bytes      prometheus.Gauge
 	reloads    *prometheus.CounterVec
 }
 
@@ -36,13 +38,19 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "archivectl_lookup_captures_loaded", Help: "Public captures in the lookup index by state.",
 		}, []string{"state"}),
 		generation: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "archivectl_lookup_index_generation", Help: "Release generation (state.json) of the loaded index.",
+			Name: "archivectl_lookup_index_generation", Help: "Release generation (state.json) the lookup serves.",
 		}),
 		badLines: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "archivectl_lookup_malformed_lines", Help: "CDXJ lines skipped as malformed in the last load.",
+			Name: "archivectl_lookup_malformed_lines", Help: "CDXJ lines left out as malformed when the public index was last rebuilt.",
 		}),
 		loadTime: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "archivectl_lookup_index_load_seconds", Help: "Time the last index load took.",
+			Name: "archivectl_lookup_index_load_seconds", Help: "Time the last opening of the public index took.",
+		}),
+		segments: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "archivectl_lookup_index_segments", Help: "Segments of the public index open.",
+		}),
+		bytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "archivectl_lookup_index_bytes", Help: "Size of the public index's segment files (mapped, read from the page cache).",
 		}),
 		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "archivectl_lookup_reloads_total", Help: "Index reload attempts by result.",
@@ -51,7 +59,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if reg == nil {
 		return m, nil
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.captures, m.generation, m.badLines, m.loadTime, m.reloads} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.captures, m.generation, m.badLines, m.loadTime, m.segments, m.bytes, m.reloads} {
 		if err := reg.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {
@@ -70,6 +78,8 @@ func (m *metrics) loaded(ix *index) {
 	m.generation.Set(float64(ix.generation))
 	m.badLines.Set(float64(ix.badLines))
 	m.loadTime.Set(ix.loadedIn.Seconds())
+	m.segments.Set(float64(ix.set.Segments()))
+	m.bytes.Set(float64(ix.set.Bytes()))
 	m.reloads.WithLabelValues("ok").Inc()
 }
 

@@ -94,13 +94,23 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	case strings.TrimSpace(v.Get("url")) != "":
 		d.Query, d.Prefix = v.Get("url"), v.Get("matchType") == "prefix"
 		q, err := parseQuery(r)
+		var cs []capture
 		switch {
 		case err != nil:
 			d.Error, code = err.Error(), http.StatusBadRequest
 		case q.prefix:
-			d.Browse = s.browse(ix, q, v.Get("limit") == "", now)
+			if d.Browse, err = s.browse(ix, q, v.Get("limit") == "", now); err != nil {
+				d.Browse = nil
+				s.log.Error("public index read failed", "err", err)
+				d.Error, code = err.Error(), http.StatusInternalServerError
+			}
 		default:
-			cs := asOf(ix.exact(q.key), now)
+			if cs, err = ix.exact(q.key); err != nil {
+				s.log.Error("public index read failed", "err", err)
+				d.Error, code = err.Error(), http.StatusInternalServerError
+				break
+			}
+			cs = asOf(cs, now)
 			if len(cs) == 0 {
 				d.Error, code = q.raw+" has never been made public by this archive. Check the URL, or browse what it holds nearby:", http.StatusNotFound
 				d.Shorter = shorter(q.raw)
@@ -182,7 +192,7 @@ func toPage(c *capture, now time.Time) pageCapture {
 	p := pageCapture{
 		URL: c.url(), Timestamp: humanTime(c.time), State: public.StateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
 		Digest: c.digest(), Mime: c.mime, Status: int(c.status), Released: c.released, Revisit: c.revisit,
-		Usage: usageInWords(c.usage), RawUsage: c.usage,
+		Usage: usageInWords(c.usage), RawUsage: c.contentUsage(),
 	}
 	if h := c.headers(); h != "" {
 		_ = json.Unmarshal([]byte(h), &p.Headers) // checked at load to be a JSON array; a bad one shows none

@@ -35,7 +35,7 @@ func TestPage(t *testing.T) {
 			"2 captures of", `<span class="badge embargoed">embargoed</span>`, `<span class="badge released">released</span>`,
 			"2027-02-27 20:00:00 UTC", "in 89 days 23 hours", // countdown from 2026-11-29T21:00 to 2027-02-27T20:00
 			`<li>AI training: <span class="notallowed">not allowed</span></li>`, `<li>Search: <span class="allowed">allowed</span></li>`,
-			`<li>AI use: <span class="unstated">no preference stated</span></li>`, "as stated: <code>train-ai=y</code>, <code>search=y</code>",
+			`<li>AI use: <span class="unstated">no preference stated</span></li>`, "as stated: <code>train-ai=y, search=y</code>, <code>train-ai=y;note=&#34;as stated&#34;</code>, <code>x-label=n</code>",
 			"sha256:aaaa", "Last-Modified", "Sun, 29 Nov 2026 19:00:00 GMT", `href="/api/v1/record?url=https%3A%2F%2Fexample.com%2Fa&amp;timestamp=20260801100000"`,
 			`stroke="#c0392b"`, // the embargoed capture's release day is outlined in the calendar
 			`<a href="/?matchType=prefix&amp;url=https%3A%2F%2Fexample.com%2F">Browse everything under`,

@@ -38,7 +38,12 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ix := s.ix.Load()
-	cs := asOf(ix.exact(q.key), s.now()) // released before its time on our clock: embargoed
+	cs, err := ix.exact(q.key)
+	if err != nil {
+		s.indexFailed(w, err)
+		return
+	}
+	cs = asOf(cs, s.now()) // released before its time on our clock: embargoed
 	c, err := pick(cs, r.URL.Query().Get("timestamp"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())

@@ -160,7 +160,7 @@ func TestRecordDamaged(t *testing.T) {
 }
 
 // TestRecordLengthPastFile: a CDXJ line whose record runs past the end of its shard (a length of
-// 10^15) is reported when the index loads, stays listed, and its record is refused without a
+// 10^15) is reported when the public index is built, stays listed, and its record is refused without a
 // byte read: 500 JSON, counted as damage.
 func TestRecordLengthPastFile(t *testing.T) {
 	t.Parallel()
@@ -172,8 +172,8 @@ func TestRecordLengthPastFile(t *testing.T) {
 		f.add(strings.TrimSuffix(good.Filename, ".warc.gz")+".cdxj", bad)
 		f.commit()
 		o := observe(t, f)
-		if !regexp.MustCompile(`level=WARN msg="released capture whose record will not be served" .*url=https://example.com/damaged/past .*runs past the end of public/shards/`).MatchString(o.log.String()) {
-			t.Errorf("offset %d length %d: not reported at load:\n%s", loc.offset, loc.length, o.log)
+		if !regexp.MustCompile(`level=WARN msg="released capture whose record will not be served" .*url=https://example.com/damaged/past .*runs past the end of public/shards/`).MatchString(f.rebuilt.String()) {
+			t.Errorf("offset %d length %d: not reported when indexed:\n%s", loc.offset, loc.length, &f.rebuilt)
 		}
 		if resp, body, _ := o.fetch(t, "/api/v1/captures?url="+url.QueryEscape(bad.URL)); resp.StatusCode != 200 {
 			t.Errorf("offset %d length %d: the capture is not listed: %d %s", loc.offset, loc.length, resp.StatusCode, body)

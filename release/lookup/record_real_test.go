@@ -64,8 +64,12 @@ func TestRecordChecksPassRealRecords(t *testing.T) {
 			if ix := s.ix.Load(); ix.released != len(responses) || ix.badLines != 0 {
 				t.Fatalf("%d released, %d bad lines", ix.released, ix.badLines)
 			}
+			all, _, err := s.ix.Load().prefix(matcher{}, cursor{}, 1000) // every capture
+			if err != nil || len(all) != len(responses) {
+				t.Fatalf("%d captures listed (%v), want %d", len(all), err, len(responses))
+			}
 			revisits := 0
-			for _, c := range s.ix.Load().captures {
+			for _, c := range all {
 				revisits += boolInt(c.revisit)
 				for _, format := range []string{"warc", "warc.gz", "payload"} {
 					ts := time.Unix(0, c.time).UTC().Format("20060102150405")

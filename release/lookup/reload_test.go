@@ -1,6 +1,7 @@
 package lookup
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 func TestRefreshOnNewGeneration(t *testing.T) {
@@ -124,58 +127,111 @@ func TestIgnoresUnfinishedFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	f.reindex()
 	s := f.server(testNow)
 	if rec := get(t, s, "/api/v1/captures?url=https://example.com/partial"); rec.Code != 404 {
 		t.Errorf("a line from an unfinished file was served: status %d", rec.Code)
 	}
 }
 
-// A reload after a pass reads only the pass's new files, and gives the same index as reading
-// everything again: a capture released now keeps its tombstone headers, new tombstones appear.
-func TestIncrementalReloadMatchesFull(t *testing.T) {
+// A reload after a pass opens only the segments the pass wrote, shares the others with the
+// index it replaces, and answers as an index opened afresh: a tombstoned capture released now
+// shows as released, new tombstones appear.
+func TestReloadSharesSegments(t *testing.T) {
 	t.Parallel()
 	f := standard(t)
 	s := f.server(time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)) // after p03's release time: shown released
 	before := s.ix.Load()
-	f.serial = 2
-	f.release(public.CDXJ{ // tree/p03 was a tombstone in pass 1
-		URL: "https://example.com/tree/p03", Status: 200, Digest: "sha256:dd", ID: "<urn:uuid:t3>",
-		Time: "2026-11-20T00:00:00Z", ReleaseAt: "2026-12-04T12:00:00Z",
-	}, "text/html", "p03 body")
+	// A pass's commit: its lines as one new segment, as the releaser writes it.
+	c := public.CDXJ{URL: "https://example.com/tree/p03", Status: 200, Digest: "sha256:dd", ID: "<urn:uuid:t3>",
+		Time: "2026-11-20T00:00:00Z", ReleaseAt: "2026-12-04T12:00:00Z", State: "released",
+		Filename: "shards/PUBLIC-20261129000000-00001.warc.gz", Offset: 0, Length: 10}
+	lines := [][]byte{mustLine(t, c)}
 	for i := range 5 {
-		f.tombstone(public.CDXJ{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Digest: "sha256:02",
-			ID: fmt.Sprintf("<urn:uuid:o%d>", i), Time: "2026-11-29T20:30:00Z", ReleaseAt: "2027-01-06T20:30:00Z",
-			Headers: [][2]string{{"Server", "x"}}})
+		lines = append(lines, mustLine(t, public.CDXJ{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Digest: "sha256:02",
+			ID: fmt.Sprintf("<urn:uuid:o%d>", i), Time: "2026-11-29T20:30:00Z", ReleaseAt: "2027-01-06T20:30:00Z", State: "embargoed",
+			Filename: "tombstones/T.warc.gz", Length: 5, Headers: [][2]string{{"Server", "x"}}}))
 	}
-	f.commit()
+	tmp := t.TempDir()
+	pc, err := pubindex.Prepare(nil, f.dir, tmp, int64(f.gen+1), lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range pc.Files {
+		if err := os.Rename(file.Tmp, filepath.Join(f.dir, pubindex.Dir, file.Name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pubindex.WriteManifest(f.dir, pc.Manifest); err != nil {
+		t.Fatal(err)
+	}
 	if reloaded, err := s.Refresh(); err != nil || !reloaded {
 		t.Fatalf("Refresh = %v, %v", reloaded, err)
 	}
 	inc := s.ix.Load()
-	if len(inc.files) != 4 || inc.seed != before.seed {
-		t.Fatalf("not an incremental load: %d files, same seed %v", len(inc.files), inc.seed == before.seed)
+	if inc.set.Segments() != 2 || before.set.Segments() != 1 {
+		t.Fatalf("segments before %d, after %d; want 1, 2", before.set.Segments(), inc.set.Segments())
 	}
-	full, err := loadIndex(s.fsys, discard, nil)
+	fresh, err := pubindex.Open(s.fsys, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(inc.captures) != len(full.captures) || inc.released != full.released || inc.embargoed != full.embargoed {
-		t.Fatalf("incremental %d captures (%d released), full %d (%d released)",
-			len(inc.captures), inc.released, len(full.captures), full.released)
-	}
-	for i := range inc.captures {
-		a, b := inc.captures[i], full.captures[i]
-		a.id, b.id = 0, 0
-		if !reflect.DeepEqual(a, b) {
-			t.Errorf("capture %d: incremental %+v, full %+v", i, a, b)
+	full := index{}.withSet(fresh)
+	all := func(ix *index) []capture {
+		cs, _, err := ix.prefix(matcher{}, cursor{}, 1000)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return cs
+	}
+	if a, b := all(inc), all(full); !reflect.DeepEqual(a, b) || inc.released != full.released || inc.embargoed != full.embargoed {
+		t.Fatalf("reloaded %d captures (%d released), fresh %d (%d released)", len(a), inc.released, len(b), full.released)
 	}
 	if !reflect.DeepEqual(inc.days, full.days) {
-		t.Errorf("days: incremental %v, full %v", inc.days, full.days)
+		t.Errorf("days: reloaded %v, fresh %v", inc.days, full.days)
 	}
 	var got capturesJSON
 	decode(t, get(t, s, "/api/v1/captures?url=https://example.com/tree/p03").Body, &got)
 	if len(got.Captures) != 1 || got.Captures[0].State != "released" {
 		t.Errorf("p03 after its release: %+v", got.Captures)
 	}
+}
+
+// mustLine is the CDXJ line of c.
+func mustLine(t *testing.T, c public.CDXJ) []byte {
+	t.Helper()
+	key, err := surt.Key(c.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.Parse(time.RFC3339, c.Time)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := public.FormatLine(key, at, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Watch takes a new generation without a restart, at its next check (every 250 ms by default).
+func TestWatchTakesNewGeneration(t *testing.T) {
+	t.Parallel()
+	f := standard(t)
+	s := f.server(testNow)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Watch(ctx)
+	f.tombstone(public.CDXJ{URL: "https://example.com/watched", Status: 200, Digest: "sha256:01", ID: "<urn:uuid:w>",
+		Time: "2026-11-29T20:30:00Z", ReleaseAt: "2026-12-06T20:30:00Z"})
+	f.commit()
+	committed := time.Now()
+	for get(t, s, "/api/v1/captures?url=https://example.com/watched").Code != http.StatusOK {
+		if time.Since(committed) > 10*time.Second {
+			t.Fatal("the new generation is not served 10 s after its commit")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("served %v after the commit", time.Since(committed).Round(time.Millisecond))
 }

@@ -1,7 +1,8 @@
 // Package lookup serves what the archive has made public: a JSON API and a page for people over
-// the public CDXJ indexes the releaser writes (released captures and tombstones), and the
-// released records themselves. It reads only the public directory, never the sealed repository,
-// and never writes anything.
+// the public index the releaser writes (release/pubindex: the public CDXJ lines of released
+// captures and tombstones, in segments it opens read-only without loading them), and the
+// released records themselves. It reads only the public directory, never the sealed
+// repository, and never writes anything.
 //
 // Routes:
 //
@@ -13,6 +14,7 @@
 package lookup
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -34,7 +37,7 @@ type Options struct {
 	Logger     *slog.Logger          // slog.Default() when nil
 	Registerer prometheus.Registerer // where the lookup's metrics go; none registered when nil
 	Metrics    http.Handler          // served at /metrics when set
-	Refresh    time.Duration         // how often Watch checks state.json; 1s when zero
+	Refresh    time.Duration         // how often Watch checks state.json and the index manifest; 250ms when zero
 	// ReleaseMetrics also registers the release metrics public/state.json answers (last pass,
 	// next release, captures released and tombstoned), for a process that runs no release daemon.
 	ReleaseMetrics bool
@@ -48,7 +51,7 @@ type Server struct {
 	now     func() time.Time
 	ix      atomic.Pointer[index]
 	mu      sync.Mutex // serialises Refresh
-	stamp   stamp      // of the state.json the current index was loaded under
+	seen    seen       // state.json and the index manifest the current index was loaded from
 	metrics *metrics
 	handler http.Handler
 	// Records whose answer is at most maxVerified bytes are verified before the status line.
@@ -77,7 +80,7 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 		s.now = time.Now
 	}
 	if s.opt.Refresh <= 0 {
-		s.opt.Refresh = time.Second
+		s.opt.Refresh = 250 * time.Millisecond
 	}
 	m, err := newMetrics(opt.Registerer)
 	if err != nil {
@@ -109,47 +112,54 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// Refresh reloads the index when public/state.json has changed to a new generation since the
-// last load, and reports whether it did. The old index keeps answering until the new one is
-// complete, and replaces it in one step.
+// Refresh opens the public index again when its manifest has changed since the last time
+// (a release commit, a rebuild), and reads state.json again when it has changed; it reports
+// whether the index changed. Opening reads only the manifest and the new segments' tables;
+// the old index keeps answering until the new one is open, and is replaced in one step. A
+// pass never waits for the lookup, nor the lookup for a pass: segments are immutable files.
 func (s *Server) Refresh() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := statState(s.fsys)
+	now, err := look(s.fsys)
 	if err != nil {
 		return false, err
 	}
 	cur := s.ix.Load()
-	if st.mod.Equal(s.stamp.mod) && st.size == s.stamp.size && cur.loaded {
+	if cur.loaded && now.equal(s.seen) {
 		return false, nil
 	}
-	ps, err := public.ReadStatus(s.fsys)
-	if err != nil {
-		s.metrics.reloads.WithLabelValues("error").Inc()
-		return false, err
+	next := *cur
+	if !cur.loaded || !bytes.Equal(now.state, s.seen.state) {
+		ps, err := public.ReadStatus(s.fsys)
+		if err != nil {
+			s.metrics.reloads.WithLabelValues("error").Inc()
+			return false, err
+		}
+		next.state, next.generation = ps, ps.Generation
 	}
-	if ps.Generation == cur.generation && cur.loaded {
-		next := *cur
-		next.state = ps
+	if cur.loaded && bytes.Equal(now.manifest, s.seen.manifest) {
 		s.ix.Store(&next)
-		s.stamp = st
+		s.seen = now
 		return false, nil
 	}
-	ix, err := loadIndex(s.fsys, s.log, cur)
+	start := time.Now()
+	set, err := pubindex.Open(s.fsys, cur.set)
 	if err != nil {
 		s.metrics.reloads.WithLabelValues("error").Inc()
 		return false, err
 	}
-	ix.generation, ix.state = ps.Generation, ps
+	ix := next.withSet(set)
+	ix.loadedIn = time.Since(start)
 	s.ix.Store(ix)
-	s.stamp = st
+	s.seen = now
 	s.metrics.loaded(ix)
-	s.log.Info("public index loaded", "generation", ix.generation, "released", ix.released,
-		"embargoed", ix.embargoed, "malformed_lines", ix.badLines, "took", ix.loadedIn.Round(time.Millisecond))
+	s.log.Info("public index opened", "generation", set.Manifest.Generation, "segments", set.Segments(), "bytes", set.Bytes(),
+		"released", ix.released, "embargoed", ix.embargoed, "malformed_lines", ix.badLines, "took", ix.loadedIn.Round(time.Microsecond))
 	return true, nil
 }
 
-// Watch checks state.json every Options.Refresh and reloads on a new generation, until ctx ends.
+// Watch checks state.json and the index manifest every Options.Refresh and reloads what
+// changed, until ctx ends.
 func (s *Server) Watch(ctx context.Context) {
 	t := time.NewTicker(s.opt.Refresh)
 	defer t.Stop()

@@ -1,28 +1,50 @@
 package lookup
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"time"
+	"path"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/store/layout"
 )
 
-// stamp identifies one version of state.json cheaply, without reading it.
-type stamp struct {
-	mod  time.Time
-	size int64
+// seen is what Refresh last read of the two small files that say what is public: state.json
+// and the index manifest. Both are replaced whole by a commit, so comparing their bytes tells
+// a new version from the old one whatever the file system's timestamps.
+type seen struct {
+	state, manifest []byte // nil when the file is missing
 }
 
-// statState returns the stamp of state.json; a missing file has the zero stamp.
-func statState(fsys fs.FS) (stamp, error) {
-	fi, err := fs.Stat(fsys, layout.StateFile)
+func (a seen) equal(b seen) bool {
+	return bytes.Equal(a.state, b.state) && bytes.Equal(a.manifest, b.manifest) &&
+		(a.state == nil) == (b.state == nil) && (a.manifest == nil) == (b.manifest == nil)
+}
+
+// look reads state.json and the index manifest of the public directory fsys.
+func look(fsys fs.FS) (seen, error) {
+	var s seen
+	var err error
+	if s.state, err = readSmall(fsys, layout.StateFile); err != nil {
+		return s, err
+	}
+	s.manifest, err = readSmall(fsys, path.Join(pubindex.Dir, pubindex.ManifestFile))
+	return s, err
+}
+
+// readSmall reads one small file of the public directory; a missing one is nil.
+func readSmall(fsys fs.FS, name string) ([]byte, error) {
+	b, err := fs.ReadFile(fsys, name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return stamp{}, nil
+		return nil, nil
 	}
 	if err != nil {
-		return stamp{}, fmt.Errorf("stat public/%s: %w", layout.StateFile, err)
+		return nil, fmt.Errorf("read public/%s: %w", name, err)
 	}
-	return stamp{fi.ModTime(), fi.Size()}, nil
+	if b == nil {
+		b = []byte{}
+	}
+	return b, nil
 }

@@ -10,21 +10,23 @@ import (
 // CDXJ is the JSON block of one line of a public CDXJ index (webrecorder CDXJ):
 // "SURT 14-digit-timestamp {json}". Released captures and tombstones share this shape.
 type CDXJ struct {
-	URL       string      `json:"url"`
-	Mime      string      `json:"mime,omitempty"`
-	Status    int         `json:"status,omitempty"`
-	Digest    string      `json:"digest"`            // payload digest, "sha256:<hex>"
-	Length    int64       `json:"length"`            // the record's gzip member length
-	Offset    int64       `json:"offset"`            // the record's gzip member offset
-	Filename  string      `json:"filename"`          // relative to public/, e.g. "shards/…warc.gz"
-	Usage     []string    `json:"usage,omitempty"`   // combined Content-Usage preferences
-	ReleaseAt string      `json:"release_at"`        // RFC 3339, UTC
-	ID        string      `json:"id"`                // the capture id (WARC-Record-ID of the sealed response)
-	State     string      `json:"state"`             // "released" or "embargoed"
-	Time      string      `json:"time"`              // capture time, RFC 3339 UTC (the 14-digit key drops nothing but the zone)
-	Headers   [][2]string `json:"headers,omitempty"` // tombstones: the response header fields
-	Revisit   bool        `json:"revisit,omitempty"` // a revisit record (identical payload)
-	RefersTo  string      `json:"refers_to,omitempty"`
+	URL         string      `json:"url"`
+	Mime        string      `json:"mime,omitempty"`
+	Status      int         `json:"status,omitempty"`
+	Digest      string      `json:"digest"`                 // payload digest, "sha256:<hex>"
+	Length      int64       `json:"length"`                 // the record's gzip member length
+	Offset      int64       `json:"offset"`                 // the record's gzip member offset
+	Filename    string      `json:"filename"`               // relative to public/, e.g. "shards/…warc.gz"
+	Usage       []string    `json:"usage,omitempty"`        // combined Content-Usage preferences
+	UsageRobots []string    `json:"usage_robots,omitempty"` // the robots.txt Content-Usage expressions that applied, raw
+	UsageHeader []string    `json:"usage_header,omitempty"` // the Content-Usage header field lines, raw
+	ReleaseAt   string      `json:"release_at"`             // RFC 3339, UTC
+	ID          string      `json:"id"`                     // the capture id (WARC-Record-ID of the sealed response)
+	State       string      `json:"state"`                  // "released" or "embargoed"
+	Time        string      `json:"time"`                   // capture time, RFC 3339 UTC (the 14-digit key drops nothing but the zone)
+	Headers     [][2]string `json:"headers,omitempty"`      // tombstones: the response header fields
+	Revisit     bool        `json:"revisit,omitempty"`      // a revisit record (identical payload)
+	RefersTo    string      `json:"refers_to,omitempty"`
 }
 
 // The values of CDXJ.State.
@@ -83,9 +85,15 @@ func (r *Raw) Line() (Line, error) {
 		Length: f.Length, Offset: f.Offset, Filename: string(f.Filename), ReleaseAt: string(f.ReleaseAt),
 		ID: string(id), State: string(f.State), Time: string(f.Time), Revisit: f.Revisit, RefersTo: string(f.RefersTo),
 	}}
-	if f.Usage != nil {
-		if err := json.Unmarshal(f.Usage, &l.Usage); err != nil {
-			return Line{}, fmt.Errorf("usage: %w", err)
+	for _, u := range []struct {
+		name string
+		raw  []byte
+		dst  *[]string
+	}{{"usage", f.Usage, &l.Usage}, {"usage_robots", f.UsageRobots, &l.UsageRobots}, {"usage_header", f.UsageHeader, &l.UsageHeader}} {
+		if u.raw != nil {
+			if err := json.Unmarshal(u.raw, u.dst); err != nil {
+				return Line{}, fmt.Errorf("%s: %w", u.name, err)
+			}
 		}
 	}
 	if f.Headers != nil {

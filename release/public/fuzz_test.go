@@ -35,7 +35,7 @@ func FuzzParse(f *testing.F) {
 
 // FuzzFastFields: whenever the fast JSON path accepts a block, encoding/json reads the same fields.
 func FuzzFastFields(f *testing.F) {
-	f.Add([]byte(`{"url":"https://example.com/a","mime":"text/html","status":200,"digest":"sha256:aa","length":512,"offset":0,"filename":"tombstones/T.warc.gz","usage":["train-ai=n"],"release_at":"2027-02-27T20:00:00Z","id":"<urn:uuid:1>","state":"embargoed","time":"2026-11-29T20:00:00Z","headers":[["Content-Type","text/html"]]}`))
+	f.Add([]byte(`{"url":"https://example.com/a","mime":"text/html","status":200,"digest":"sha256:aa","length":512,"offset":0,"filename":"tombstones/T.warc.gz","usage":["train-ai=n"],"usage_robots":["train-ai=n, search=y"],"usage_header":["x=\"y\""],"release_at":"2027-02-27T20:00:00Z","id":"<urn:uuid:1>","state":"embargoed","time":"2026-11-29T20:00:00Z","headers":[["Content-Type","text/html"]]}`))
 	f.Add([]byte(`{"url":"https://example.com/\u00e9?a=\"b\"","status":-0,"revisit":true,"refers_to":"x","usage":[],"headers":[]}`))
 	f.Add([]byte(`{"URL":"x","Status":1}`))
 	f.Add([]byte(`{}`))
@@ -48,7 +48,7 @@ func FuzzFastFields(f *testing.F) {
 		if err != nil {
 			t.Fatalf("fast path accepted what encoding/json rejects: %v", err)
 		}
-		norm := func(f Fields) [15]string {
+		norm := func(f Fields) [17]string {
 			if f.IDEscaped {
 				var id string
 				if err := json.Unmarshal(append(append([]byte{'"'}, f.ID...), '"'), &id); err != nil {
@@ -62,7 +62,7 @@ func FuzzFastFields(f *testing.F) {
 				}
 				f.ID = []byte(id)
 			}
-			return [15]string{string(f.URL), string(f.Mime), string(f.Digest), string(f.Filename), string(f.ReleaseAt),
+			return [17]string{string(canon(t, f.UsageRobots)), string(canon(t, f.UsageHeader)), string(f.URL), string(f.Mime), string(f.Digest), string(f.Filename), string(f.ReleaseAt),
 				string(f.ID), string(f.State), string(f.Time), string(f.RefersTo), string(canon(t, f.Usage)), string(canon(t, f.Headers)),
 				strconv.FormatInt(f.Status, 10), strconv.FormatInt(f.Length, 10), strconv.FormatInt(f.Offset, 10), strconv.FormatBool(f.Revisit)}
 		}

@@ -92,12 +92,12 @@ func fastFields(b []byte) (f Fields, ok bool) {
 			default:
 				return f, false
 			}
-		case "usage":
+		case "usage", "usage_robots", "usage_header":
 			next, ok := skipStringArray(b, i)
 			if !ok {
 				return f, false
 			}
-			f.Usage, i = b[i:next], next
+			*f.usageField(string(key)), i = b[i:next], next
 		case "headers":
 			next, ok := skipPairs(b, i)
 			if !ok {
@@ -133,7 +133,7 @@ func fastFields(b []byte) (f Fields, ok bool) {
 
 // known are the JSON names fastFields reads.
 var known = []string{"url", "mime", "status", "digest", "length", "offset", "filename", "usage",
-	"release_at", "id", "state", "time", "headers", "revisit", "refers_to"}
+	"usage_robots", "usage_header", "release_at", "id", "state", "time", "headers", "revisit", "refers_to"}
 
 // foldsToKnown reports whether an unknown key would still match a known field in encoding/json.
 func foldsToKnown(key []byte) bool {

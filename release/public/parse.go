@@ -13,6 +13,7 @@ import (
 type Fields struct {
 	URL, Mime, Digest, Filename, ReleaseAt, ID, State, Time, RefersTo []byte
 	Usage                                                             []byte // raw JSON array of strings; nil when absent
+	UsageRobots, UsageHeader                                          []byte // raw JSON arrays of strings (the raw expressions); nil when absent
 	Headers                                                           []byte // raw JSON [[name, value], …], compact; nil when absent
 	Status, Length, Offset                                            int64
 	Revisit                                                           bool
@@ -99,21 +100,23 @@ func (f *Fields) AppendID(dst []byte) ([]byte, error) {
 
 // block is the JSON block decoded by encoding/json: the slow path, for blocks fastFields declines.
 type block struct {
-	URL       string          `json:"url"`
-	Mime      string          `json:"mime"`
-	Status    int64           `json:"status"`
-	Digest    string          `json:"digest"`
-	Length    int64           `json:"length"`
-	Offset    int64           `json:"offset"`
-	Filename  string          `json:"filename"`
-	Usage     []string        `json:"usage"`
-	ReleaseAt string          `json:"release_at"`
-	ID        string          `json:"id"`
-	State     string          `json:"state"`
-	Time      string          `json:"time"`
-	Headers   json.RawMessage `json:"headers"`
-	Revisit   bool            `json:"revisit"`
-	RefersTo  string          `json:"refers_to"`
+	URL         string          `json:"url"`
+	Mime        string          `json:"mime"`
+	Status      int64           `json:"status"`
+	Digest      string          `json:"digest"`
+	Length      int64           `json:"length"`
+	Offset      int64           `json:"offset"`
+	Filename    string          `json:"filename"`
+	Usage       []string        `json:"usage"`
+	UsageRobots []string        `json:"usage_robots"`
+	UsageHeader []string        `json:"usage_header"`
+	ReleaseAt   string          `json:"release_at"`
+	ID          string          `json:"id"`
+	State       string          `json:"state"`
+	Time        string          `json:"time"`
+	Headers     json.RawMessage `json:"headers"`
+	Revisit     bool            `json:"revisit"`
+	RefersTo    string          `json:"refers_to"`
 }
 
 // slowFields decodes a JSON block with encoding/json. Header fields other than a list of
@@ -131,6 +134,12 @@ func slowFields(js []byte) (Fields, error) {
 	if l.Usage != nil {
 		f.Usage, _ = json.Marshal(l.Usage)
 	}
+	if l.UsageRobots != nil {
+		f.UsageRobots, _ = json.Marshal(l.UsageRobots)
+	}
+	if l.UsageHeader != nil {
+		f.UsageHeader, _ = json.Marshal(l.UsageHeader)
+	}
 	if len(l.Headers) > 0 && !bytes.Equal(l.Headers, []byte("null")) {
 		var pairs [][2]string
 		if err := json.Unmarshal(l.Headers, &pairs); err != nil {
@@ -143,4 +152,15 @@ func slowFields(js []byte) (Fields, error) {
 		f.Headers = buf.Bytes()
 	}
 	return f, nil
+}
+
+// usageField is where the raw value of a Content-Usage list goes.
+func (f *Fields) usageField(key string) *[]byte {
+	switch key {
+	case "usage_robots":
+		return &f.UsageRobots
+	case "usage_header":
+		return &f.UsageHeader
+	}
+	return &f.Usage
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/nlnwa/gowarc/v3"
@@ -95,8 +96,15 @@ func TestKillReleasePass(t *testing.T) {
 		}
 		where := fmt.Sprintf("trial %d (pass at %s, killed after %v of %v)", trial, now.Format(time.RFC3339), delay, took)
 
-		// Right after the kill: nothing embargoed is public, and every torn public file is reported.
+		// Right after the kill: nothing embargoed is public, the public index is whole (the old
+		// generation's or the new one's: its manifest names only complete segments), and every
+		// torn public file is reported.
 		noLeak(t, dir, g, now, where+", after the kill")
+		if set, err := pubindex.Open(os.DirFS(filepath.Join(dir, "public")), nil); err != nil {
+			t.Errorf("%s: the public index after the kill: %v", where, err)
+		} else {
+			set.Close()
+		}
 		torn := tornPublicFiles(t, dir)
 		if len(torn) > 0 || campaign() { // verify reads everything, slowly: in CI only when it has something to find
 			v := run(t, "verify", "--data", dir)

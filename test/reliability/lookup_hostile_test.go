@@ -143,8 +143,9 @@ func TestHostileQueries(t *testing.T) {
 
 // TestMalformedCDXJ puts malformed lines beside good ones in the public CDXJ — broken JSON,
 // unsorted, NUL bytes, a line over the 1 MiB limit, traversal and absolute file names, negative
-// and huge offsets — and checks the lookup still loads, answers every good capture, and answers a
-// capture whose line points outside public/ or past a file's end with a JSON error, never a file's bytes.
+// and huge offsets —, rebuilds the public index from them, and checks the lookup still loads,
+// answers every good capture, and answers a capture whose line points outside public/ or past a
+// file's end with a JSON error, never a file's bytes.
 func TestMalformedCDXJ(t *testing.T) {
 	t.Parallel()
 	seed := seedFor(t)
@@ -187,6 +188,11 @@ func TestMalformedCDXJ(t *testing.T) {
 		if err := os.WriteFile(n, []byte(strings.Join(bad, "\n")+"\n"+string(good)+strings.Join(bad, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The lookup reads the public index: rebuild it from the tampered CDXJ files, as
+	// `archivectl reindex-public` does, so that every forged line meets the index's checks.
+	if _, err := release.RebuildIndex(context.Background(), dir, release.Options{Logger: quietLogger()}); err != nil {
+		t.Fatalf("rebuilding the public index over malformed lines: %v", err)
 	}
 	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
 	if err != nil {

@@ -1,0 +1,52 @@
+// Package pubindex is the on-disk index of an archive's public side: the public CDXJ lines,
+// sorted by SURT key, in immutable segment files that the lookup service opens read-only and
+// searches without loading them. Memory does not grow with the archive: a segment is mapped
+// (or read with pread) and only the blocks a query needs are decoded.
+//
+// The public CDXJ files stay the interchange format; the index is derived from them and can be
+// rebuilt from them at any time (Rebuild, `archivectl reindex-public`).
+//
+// # Layout
+//
+//	public/index/manifest.json            the generation's list of segments and its totals,
+//	                                      replaced atomically: the commit point of the index
+//	public/index/SEG-<generation>-<k>.seg one segment: immutable once written
+//
+// A segment holds CDXJ lines exactly as the releaser wrote them, sorted by key then by line
+// bytes (for the keys archivectl writes this is byte order), in blocks of about 8 KiB each
+// compressed on its own in the Snappy block format. After the blocks come a Bloom filter over
+// the segment's keys (64-byte blocks, one cache line a probe), the first key of every block,
+// one 32-byte entry per block (offset, compressed and plain length, CRC-32C of the compressed
+// bytes, flags) and a 72-byte footer (magic, counts, section offsets, a CRC-32C over the
+// filter, keys and entries, and a CRC-32C of the footer itself). A block never starts inside
+// the lines of one key unless that key alone fills more than 1 MiB, and then the block is
+// marked as continuing, so an exact lookup decodes one block per segment whose filter admits
+// the key.
+//
+// Opening a segment checks its size against the manifest, the footer, the checksum of the
+// sections after the blocks and their structure (blocks contiguous, keys sorted): a torn or
+// corrupt file is refused at open with a *DamageError naming it. Every block is checked
+// against its CRC when it is read, so a later bit flip is an error, never a wrong answer.
+//
+// # Commits and compaction
+//
+// Each release commit adds one segment holding only that commit's lines: O(captures released
+// or tombstoned in it). Segments are then merged by size tier: a segment of L lines is in tier
+// floor(log4 L); whenever a tier holds 4 segments they are merged into one, which holds at
+// least 4 times the lines of the smallest and so lands at least one tier higher. A line is
+// therefore rewritten at most once per tier, log4(N)+1 times for N lines (12 at 10 million,
+// 14 at 100 million: the write amplification), and a generation has at most 3 segments per
+// tier (the read amplification, which the filters soften: a lookup decodes blocks only in the
+// segments whose filter admits the key). A merge keeps
+// every line: the lines of one capture (a tombstone and, later, its release) are combined
+// when read (Merge), as they always were.
+//
+// The manifest also carries the generation's totals (captures released and embargoed, and
+// embargoed captures per release day), updated per commit from the lines of the keys the
+// commit touches, so the lookup never counts the archive.
+//
+// A commit writes its segments under a temporary directory, then (journaled by the caller)
+// renames them into public/index/, replaces manifest.json, and removes the segments the new
+// manifest no longer lists. A reader that opened the old manifest keeps its mapped segments
+// after they are removed; one that finds a segment gone reads the manifest again.
+package pubindex

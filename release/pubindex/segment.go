@@ -1,0 +1,290 @@
+package pubindex
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"runtime"
+	"sort"
+
+	"github.com/klauspost/compress/s2"
+)
+
+// DamageError is a torn, corrupt or missing index file: the lookup refuses to serve from it.
+type DamageError struct {
+	File   string // relative to public/
+	Reason string
+}
+
+// Error names the file and the command that rebuilds the index.
+func (e *DamageError) Error() string {
+	return fmt.Sprintf("the public index is damaged: public/%s: %s; rebuild it from the public CDXJ files with: archivectl reindex-public", e.File, e.Reason)
+}
+
+func damaged(name, format string, args ...any) *DamageError {
+	return &DamageError{File: Dir + "/" + name, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Segment is one open segment file, read-only. Its memory is the file's mapping (page cache),
+// not the Go heap; it is released when the Segment is no longer reachable, or by Close.
+type Segment struct {
+	info    SegmentInfo
+	ft      footer
+	data    []byte      // the whole file, mapped; nil when read with pread
+	ra      io.ReaderAt // the file, when not mapped
+	bloom   []byte
+	keys    []byte
+	entries []byte
+	res     *resources
+}
+
+// resources is what a Segment holds outside the Go heap, released once.
+type resources struct {
+	mapped []byte
+	file   io.Closer
+}
+
+func (r *resources) release() {
+	if r.mapped != nil {
+		unmapFile(r.mapped)
+		r.mapped = nil
+	}
+	if r.file != nil {
+		r.file.Close()
+		r.file = nil
+	}
+}
+
+// openSegment opens public/index/NAME of fsys and checks it against want, its manifest entry.
+func openSegment(fsys fs.FS, want SegmentInfo) (*Segment, error) {
+	f, err := fsys.Open(path.Join(Dir, want.Name))
+	if err != nil {
+		return nil, err
+	}
+	return newSegment(f, want)
+}
+
+// openFile opens the segment file at path (not yet public) and checks it against want.
+func openFile(path string, want SegmentInfo) (*Segment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("public index: %w", err)
+	}
+	return newSegment(f, want)
+}
+
+// newSegment reads the segment file f, which it then owns, and checks it against want.
+func newSegment(f fs.File, want SegmentInfo) (*Segment, error) {
+	name := want.Name
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("public index: %w", err)
+	}
+	size := fi.Size()
+	if size != want.Size {
+		f.Close()
+		return nil, damaged(name, "is %d bytes, the manifest says %d (torn or replaced)", size, want.Size)
+	}
+	if size < footerSize {
+		f.Close()
+		return nil, damaged(name, "is %d bytes, shorter than a segment footer", size)
+	}
+	s := &Segment{info: want, res: &resources{}}
+	if osf, ok := f.(*os.File); ok {
+		if m, err := mapFile(osf, size); err == nil {
+			s.data, s.res.mapped = m, m
+			f.Close()
+		}
+	}
+	if s.data == nil {
+		ra, ok := f.(io.ReaderAt)
+		if !ok {
+			f.Close()
+			return nil, fmt.Errorf("public index: %s allows no random access", name)
+		}
+		s.ra, s.res.file = ra, f
+	}
+	if err := s.load(size); err != nil {
+		s.res.release()
+		return nil, err
+	}
+	runtime.AddCleanup(s, func(r *resources) { r.release() }, s.res)
+	return s, nil
+}
+
+// load reads and checks the footer and the sections after the blocks.
+func (s *Segment) load(size int64) error {
+	name := s.info.Name
+	fb, err := s.readAt(size-footerSize, footerSize)
+	if err != nil {
+		return damaged(name, "cannot read its footer: %v", err)
+	}
+	if s.ft, err = decodeFooter(fb, size); err != nil {
+		return damaged(name, "%v", err)
+	}
+	if s.info.Check != 0 && s.ft.crc != s.info.Check {
+		return damaged(name, "is not the segment the manifest lists (footer checksum %08x, want %08x)", s.ft.crc, s.info.Check)
+	}
+	meta, err := s.readAt(int64(s.ft.bloomOff), size-footerSize-int64(s.ft.bloomOff))
+	if err != nil {
+		return damaged(name, "cannot read its table: %v", err)
+	}
+	if crc32.Checksum(meta, castagnoli) != s.ft.metaCRC {
+		return damaged(name, "table checksum mismatch (torn or corrupt)")
+	}
+	bl := int(s.ft.bloomBlocks) * bloomBlock
+	entries := int(s.ft.blocks) * entrySize
+	s.bloom, s.keys, s.entries = meta[:bl], meta[bl:len(meta)-entries], meta[len(meta)-entries:]
+	return s.checkTable()
+}
+
+// checkTable checks that the blocks tile the data section and their first keys are sorted.
+func (s *Segment) checkTable() error {
+	var off, keyOff uint64
+	var prev []byte
+	for i := range s.blocks() {
+		e := s.entry(i)
+		switch {
+		case e.off != off || e.clen == 0 || e.ulen == 0 || int(e.ulen) > maxBlock+maxLine:
+			return damaged(s.info.Name, "block %d: bad table entry", i)
+		case e.keyOff != keyOff || keyOff+uint64(e.keyLen) > uint64(len(s.keys)):
+			return damaged(s.info.Name, "block %d: bad key entry", i)
+		}
+		key := s.keys[keyOff : keyOff+uint64(e.keyLen)]
+		if i > 0 && bytes.Compare(prev, key) > 0 {
+			return damaged(s.info.Name, "block %d: keys out of order", i)
+		}
+		prev, off, keyOff = key, off+uint64(e.clen), keyOff+uint64(e.keyLen)
+	}
+	if off != s.ft.bloomOff || keyOff != uint64(len(s.keys)) {
+		return damaged(s.info.Name, "the blocks do not fill the data section")
+	}
+	return nil
+}
+
+// readAt returns n bytes at off: a view of the mapping, or a fresh buffer read with pread.
+func (s *Segment) readAt(off, n int64) ([]byte, error) {
+	if off < 0 || n < 0 {
+		return nil, errors.New("negative range")
+	}
+	if s.data != nil {
+		if off+n > int64(len(s.data)) {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return s.data[off : off+n], nil
+	}
+	b := make([]byte, n)
+	if _, err := s.ra.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Close releases the segment's mapping or file now; only for a Segment nobody else reads.
+func (s *Segment) Close() { s.res.release() }
+
+// Info is the segment's manifest entry.
+func (s *Segment) Info() SegmentInfo { return s.info }
+
+func (s *Segment) blocks() int { return int(s.ft.blocks) }
+
+func (s *Segment) entry(i int) entry { return getEntry(s.entries[i*entrySize:]) }
+
+// firstKey is the first key of block i.
+func (s *Segment) firstKey(i int) []byte {
+	e := s.entry(i)
+	return s.keys[e.keyOff : e.keyOff+uint64(e.keyLen)]
+}
+
+// search returns the first block whose first key is at least key.
+func (s *Segment) search(key []byte) int {
+	return sort.Search(s.blocks(), func(i int) bool { return bytes.Compare(s.firstKey(i), key) >= 0 })
+}
+
+// block decodes block i into dst (reused when large enough) and checks it.
+func (s *Segment) block(i int, dst []byte) ([]byte, error) {
+	e := s.entry(i)
+	comp, err := s.readAt(int64(e.off), int64(e.clen))
+	if err != nil {
+		return nil, damaged(s.info.Name, "block %d: %v", i, err)
+	}
+	if crc32.Checksum(comp, castagnoli) != e.crc {
+		return nil, damaged(s.info.Name, "block %d at offset %d: checksum mismatch", i, e.off)
+	}
+	if n, err := s2.DecodedLen(comp); err != nil || n != int(e.ulen) {
+		return nil, damaged(s.info.Name, "block %d at offset %d: does not decode to %d bytes", i, e.off, e.ulen)
+	}
+	if cap(dst) < int(e.ulen) {
+		dst = make([]byte, e.ulen)
+	}
+	out, err := s2.Decode(dst[:e.ulen], comp)
+	runtime.KeepAlive(s)
+	if err != nil || len(out) != int(e.ulen) || out[len(out)-1] != '\n' {
+		return nil, damaged(s.info.Name, "block %d at offset %d: does not decode", i, e.off)
+	}
+	return out, nil
+}
+
+// mayHold reports whether the segment's filter admits key.
+func (s *Segment) mayHold(h uint64) bool {
+	ok := bloomHas(s.bloom, s.ft.bloomBlocks, s.ft.k, h)
+	runtime.KeepAlive(s)
+	return ok
+}
+
+// startBlock is the block where the lines of key would begin, or -1 when none can exist.
+func (s *Segment) startBlock(key []byte) int {
+	i := s.search(key)
+	if i < s.blocks() && bytes.Equal(s.firstKey(i), key) {
+		if i > 0 && s.entry(i).flags&flagCont != 0 {
+			i-- // the key's lines began in an earlier block: this one, or before if it holds only them
+			for i > 0 && s.entry(i).flags&flagCont != 0 && bytes.Equal(s.firstKey(i), key) {
+				i--
+			}
+		}
+		runtime.KeepAlive(s)
+		return i
+	}
+	runtime.KeepAlive(s)
+	return i - 1 // only the block before can end with key's lines
+}
+
+// collect appends the lines of key to r.lines; h is the key's filter hash.
+func (s *Segment) collect(key []byte, h uint64, r *reader) error {
+	defer runtime.KeepAlive(s)
+	if !s.mayHold(h) {
+		return nil
+	}
+	b := s.startBlock(key)
+	if b < 0 {
+		return nil
+	}
+	for ; b < s.blocks(); b++ {
+		buf, err := s.block(b, r.buffer())
+		if err != nil {
+			return err
+		}
+		r.keep(buf)
+		for rest := buf; len(rest) > 0; {
+			n := bytes.IndexByte(rest, '\n') + 1
+			line := rest[:n]
+			rest = rest[n:]
+			switch c := bytes.Compare(KeyOf(line), key); {
+			case c > 0:
+				return nil
+			case c == 0:
+				r.lines = append(r.lines, line)
+			}
+		}
+		if b+1 < s.blocks() && !bytes.Equal(s.firstKey(b+1), key) {
+			return nil
+		}
+	}
+	return nil
+}

@@ -1,0 +1,171 @@
+package pubindex
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"os"
+
+	"github.com/archivectl/archivectl/store/durable"
+	"github.com/klauspost/compress/s2"
+)
+
+// segWriter writes one segment file from lines given in order.
+type segWriter struct {
+	path      string
+	f         *os.File
+	bw        *bufio.Writer
+	off       uint64
+	block     []byte // the plain lines of the block being filled
+	blockKey  []byte // its first key
+	cont      bool   // it starts inside the previous block's last key
+	comp      []byte
+	last      []byte // the previous line
+	keys      []byte // the first key of every block written
+	entries   []byte
+	hashes    []uint64 // one per distinct key
+	lines     uint64
+	distinct  uint64
+	blockMade int
+}
+
+// createSegment starts a segment file at path (mode 0644, whatever the umask).
+func createSegment(path string) (*segWriter, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("public index: %w", err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("public index: %w", err)
+	}
+	return &segWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10)}, nil
+}
+
+// add appends one line (a CDXJ line; its newline is added when missing). Lines must come
+// in the order compareLines defines.
+func (w *segWriter) add(line []byte) error {
+	if len(line) == 0 || line[len(line)-1] != '\n' {
+		line = append(line[:len(line):len(line)], '\n')
+	}
+	key := KeyOf(line)
+	newKey := w.lines == 0 || !bytes.Equal(key, KeyOf(w.last))
+	if w.lines > 0 && compareLines(w.last, line) > 0 {
+		return fmt.Errorf("public index: %s: lines out of order: %.80q after %.80q", w.path, line, w.last)
+	}
+	if len(w.block) > 0 && ((newKey && len(w.block) >= blockTarget) || len(w.block)+len(line) > maxBlock) {
+		if err := w.flush(); err != nil {
+			return err
+		}
+		w.cont = !newKey
+	}
+	if len(w.block) == 0 {
+		w.blockKey = append(w.blockKey[:0], key...)
+	}
+	if newKey {
+		w.hashes = append(w.hashes, keyHash(key))
+		w.distinct++
+	}
+	w.block = append(w.block, line...)
+	w.last = append(w.last[:0], line...)
+	w.lines++
+	return nil
+}
+
+// flush compresses and writes the block being filled.
+func (w *segWriter) flush() error {
+	if len(w.block) == 0 {
+		return nil
+	}
+	w.comp = s2.EncodeSnappyBetter(w.comp[:cap(w.comp)], w.block)
+	e := entry{off: w.off, keyOff: uint64(len(w.keys)), clen: uint32(len(w.comp)), ulen: uint32(len(w.block)),
+		crc: crc32.Checksum(w.comp, castagnoli), keyLen: uint16(min(len(w.blockKey), 0xffff))}
+	if len(w.blockKey) > 0xffff {
+		return fmt.Errorf("public index: a key of %d bytes is too long", len(w.blockKey))
+	}
+	if w.cont {
+		e.flags |= flagCont
+	}
+	if _, err := w.bw.Write(w.comp); err != nil {
+		return fmt.Errorf("public index: write %s: %w", w.path, err)
+	}
+	w.off += uint64(len(w.comp))
+	w.keys = append(w.keys, w.blockKey...)
+	var eb [entrySize]byte
+	e.put(eb[:])
+	w.entries = append(w.entries, eb[:]...)
+	w.block = w.block[:0]
+	w.cont = false
+	w.blockMade++
+	return nil
+}
+
+// finish writes the filter, keys, entries and footer, syncs and closes the file, and returns
+// what the manifest records of it.
+func (w *segWriter) finish() (SegmentInfo, error) {
+	if err := w.flush(); err != nil {
+		w.abort()
+		return SegmentInfo{}, err
+	}
+	ft := footer{blocks: uint64(w.blockMade), lines: w.lines, keys: w.distinct, bloomOff: w.off, k: bloomK}
+	ft.bloomBlocks = bloomBlocksFor(w.distinct)
+	bloom := make([]byte, int(ft.bloomBlocks)*bloomBlock)
+	for _, h := range w.hashes {
+		bloomAdd(bloom, ft.bloomBlocks, h)
+	}
+	ft.keysOff = w.off + uint64(len(bloom))
+	crc := crc32.New(castagnoli)
+	for _, b := range [][]byte{bloom, w.keys, w.entries} {
+		crc.Write(b)
+		if _, err := w.bw.Write(b); err != nil {
+			w.abort()
+			return SegmentInfo{}, fmt.Errorf("public index: write %s: %w", w.path, err)
+		}
+	}
+	ft.metaCRC = crc.Sum32()
+	fb := ft.encode()
+	if _, err := w.bw.Write(fb); err != nil {
+		w.abort()
+		return SegmentInfo{}, fmt.Errorf("public index: write %s: %w", w.path, err)
+	}
+	if err := w.bw.Flush(); err != nil {
+		w.abort()
+		return SegmentInfo{}, fmt.Errorf("public index: write %s: %w", w.path, err)
+	}
+	size := ft.keysOff + uint64(len(w.keys)+len(w.entries)+footerSize)
+	if err := durable.SyncClose(w.f); err != nil {
+		os.Remove(w.path)
+		return SegmentInfo{}, fmt.Errorf("public index: %w", err)
+	}
+	return SegmentInfo{Size: int64(size), Lines: int64(w.lines), Check: ft.crc}, nil
+}
+
+// abort closes and deletes the file.
+func (w *segWriter) abort() {
+	w.f.Close()
+	os.Remove(w.path)
+}
+
+// writeSegment writes the lines next yields (in order; nil at the end) as a segment at path.
+func writeSegment(path string, next func() ([]byte, error)) (SegmentInfo, error) {
+	w, err := createSegment(path)
+	if err != nil {
+		return SegmentInfo{}, err
+	}
+	for {
+		line, err := next()
+		if err != nil {
+			w.abort()
+			return SegmentInfo{}, err
+		}
+		if line == nil {
+			return w.finish()
+		}
+		if err := w.add(line); err != nil {
+			w.abort()
+			return SegmentInfo{}, err
+		}
+	}
+}
