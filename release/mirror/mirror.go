@@ -3,8 +3,9 @@
 //
 // Only the public index is kept locally: the CDXJ files of each node's generation are
 // downloaded (checked against the manifest's SHA-256) into a cache directory, with each line's
-// file name given the node's name (shards/NODE/PUBLIC-….warc.gz), and a state.json summing the
-// nodes' is written last. Records are never copied: FS opens shards/NODE/… as the object
+// file name given the node's name (shards/NODE/PUBLIC-….warc.gz), the view's own public index
+// (index/, package pubindex) is brought to those lines, and a state.json summing the nodes' is
+// written last. Records are never copied: FS opens shards/NODE/… as the object
 // nodes/NODE/shards/… of the store, read by ranged GETs. Refresh follows new generations (one
 // listing of the store's manifests); lookup nodes given the same store build the same view
 // and answer identically. A mirror only reads: a read-only identity is all it needs.
@@ -48,6 +49,7 @@ type Mirror struct {
 	view  sync.Map   // node → *publish.Manifest in the view
 	gens  map[string]int64
 	files map[string]string // view path → SHA-256 of its source object
+	stale bool              // the view's index may not match its CDXJ files: rebuild it
 }
 
 // Open returns the mirror of s in cacheDir (created if needed) with the store's latest
@@ -66,6 +68,9 @@ func Open(ctx context.Context, s publicstore.Store, cacheDir string, opt Options
 	if err := m.known(); err != nil {
 		return nil, err
 	}
+	if err := m.tidy(); err != nil {
+		return nil, err
+	}
 	if _, err := m.Refresh(ctx); err != nil {
 		return nil, err
 	}
@@ -79,13 +84,15 @@ func (m *Mirror) Dir() string { return m.dir }
 func (m *Mirror) known() error {
 	b, err := os.ReadFile(filepath.Join(m.dir, sumsFile))
 	if errors.Is(err, fs.ErrNotExist) {
+		m.stale = true
 		return nil
 	}
 	if err == nil {
 		err = json.Unmarshal(b, &m.files)
 	}
 	if err != nil {
-		m.files = map[string]string{} // a damaged list only costs downloads
+		m.files = map[string]string{} // a damaged list only costs downloads and a rebuild
+		m.stale = true
 	}
 	return nil
 }
@@ -122,6 +129,8 @@ func (m *Mirror) Refresh(ctx context.Context) (bool, error) {
 		manifests[node] = mf
 	}
 	want := map[string]string{} // view path → source SHA-256
+	var added []string
+	rebuild := m.stale
 	for _, node := range slices.Sorted(maps.Keys(manifests)) {
 		mf := manifests[node]
 		for _, f := range mf.Files {
@@ -139,15 +148,20 @@ func (m *Mirror) Refresh(ctx context.Context) (bool, error) {
 			if err := m.fetchCDXJ(ctx, node, f, vp); err != nil {
 				return false, fmt.Errorf("mirror: %w", err)
 			}
+			if _, had := m.files[vp]; had {
+				rebuild = true // rewritten: its old lines are in the index
+			} else {
+				added = append(added, vp)
+			}
 			m.files[vp] = f.SHA256
 		}
 	}
-	status, err := union(manifests)
+	status, gen, err := union(manifests)
 	if err != nil {
 		return false, fmt.Errorf("mirror: %w", err)
 	}
 	// Records first: a new generation only adds record files, so the lookup, still on the old
-	// CDXJ, finds every record it names; then state.json, which makes the lookup reload.
+	// index, finds every record it names; then the index and state.json, which make it reload.
 	for node, mf := range manifests {
 		m.view.Store(node, mf)
 	}
@@ -157,14 +171,20 @@ func (m *Mirror) Refresh(ctx context.Context) (bool, error) {
 		}
 		return true
 	})
-	if err := durable.ReplaceFile(filepath.Join(m.dir, layout.StateFile), status, 0o644); err != nil {
-		return false, fmt.Errorf("mirror: %w", err)
-	}
 	for vp := range m.files {
 		if _, ok := want[vp]; !ok {
 			os.Remove(filepath.Join(m.dir, filepath.FromSlash(vp)))
 			delete(m.files, vp)
+			rebuild = true
 		}
+	}
+	if err := m.updateIndex(ctx, gen, added, rebuild); err != nil {
+		m.stale = true // the next refresh rebuilds it; the index in place still serves
+		return false, fmt.Errorf("mirror: %w", err)
+	}
+	m.stale = false
+	if err := durable.ReplaceFile(filepath.Join(m.dir, layout.StateFile), status, 0o644); err != nil {
+		return false, fmt.Errorf("mirror: %w", err)
 	}
 	if b, err := json.Marshal(m.files); err == nil {
 		durable.ReplaceFile(filepath.Join(m.dir, sumsFile), b, 0o644)
@@ -203,12 +223,12 @@ func viewPath(node, p string) (string, bool) {
 
 // union is the view's state.json: the nodes' generations and counts summed, the latest pass,
 // the earliest next release.
-func union(ms map[string]*publish.Manifest) ([]byte, error) {
+func union(ms map[string]*publish.Manifest) ([]byte, int64, error) {
 	var u public.Status
 	for _, node := range slices.Sorted(maps.Keys(ms)) {
 		var st public.Status
 		if err := json.Unmarshal([]byte(ms[node].Status), &st); err != nil {
-			return nil, fmt.Errorf("node %s generation %d: status: %w", node, ms[node].Generation, err)
+			return nil, 0, fmt.Errorf("node %s generation %d: status: %w", node, ms[node].Generation, err)
 		}
 		u.Generation += st.Generation
 		u.Released += st.Released
@@ -221,5 +241,6 @@ func union(ms map[string]*publish.Manifest) ([]byte, error) {
 		}
 		u.Software = st.Software
 	}
-	return public.MarshalStatus(u)
+	b, err := public.MarshalStatus(u)
+	return b, u.Generation, err
 }

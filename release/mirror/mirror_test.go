@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/lookup"
 	"github.com/archivectl/archivectl/release/mirror"
+	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/publicstore"
 	"github.com/archivectl/archivectl/release/publish"
 	"github.com/archivectl/archivectl/store/layout"
@@ -123,6 +125,15 @@ func TestMirrorServesTheUnion(t *testing.T) {
 	other, err := mirror.Open(context.Background(), s, t.TempDir(), mirror.Options{Logger: pubtest.Quiet()})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Its index, rebuilt from the CDXJ files at once, counts what m's, built commit by commit, counts.
+	inc, _, err1 := pubindex.ReadManifest(os.DirFS(m.Dir()))
+	full, _, err2 := pubindex.ReadManifest(os.DirFS(other.Dir()))
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(inc.Stats, full.Stats) || inc.Generation != full.Generation || inc.Stats.Released == 0 {
+		t.Errorf("the view's index built by refreshes: %+v, %v\nrebuilt at once: %+v, %v", inc, err1, full, err2)
+	}
+	if len(inc.Segments) < 2 {
+		t.Errorf("the refreshes rebuilt the view's index instead of adding to it: %+v", inc.Segments)
 	}
 	now = pubtest.T0.Add(100 * 24 * time.Hour)
 	a, _ := lookup.New(m.FS(), lookup.Options{Logger: pubtest.Quiet(), Now: func() time.Time { return now }})
