@@ -13,9 +13,26 @@ import (
 
 // units are the systemd units shipped here; services lists those that run archivectl.
 var (
-	units    = []string{"archivectl-release.service", "archivectl-crawl.service", "archivectl-crawl.timer"}
-	services = []string{"archivectl-release.service", "archivectl-crawl.service"}
+	units    = []string{"archivectl-release.service", "archivectl-crawl.service", "archivectl-crawl.timer", "archivectl-lookup.service"}
+	services = []string{"archivectl-release.service", "archivectl-crawl.service", "archivectl-lookup.service"}
 )
+
+// dropIn is the crawl node's drop-in for archivectl-release.service (its [Service] lines are
+// appended to that unit to check them).
+const dropIn = "archivectl-s3.conf"
+
+// withDropIn is archivectl-release.service with the drop-in applied.
+func withDropIn(t *testing.T) string {
+	t.Helper()
+	text := readUnit(t, dropIn)
+	_, section, ok := strings.Cut(text, "[Service]\n")
+	if !ok {
+		t.Fatalf("%s has no [Service] section", dropIn)
+	}
+	unit := readUnit(t, "archivectl-release.service")
+	i := strings.Index(unit, "\n[Install]")
+	return unit[:i] + "\n" + section + unit[i:]
+}
 
 const (
 	installedBinary = "/usr/local/bin/archivectl" // where README.md's Install section puts the binary
@@ -102,6 +119,12 @@ func TestUnitsVerify(t *testing.T) {
 				}
 				files = append(files, path)
 			}
+			// The release daemon with the crawl node's drop-in, under a name of its own.
+			withS3 := filepath.Join(dir, "archivectl-release-s3.service")
+			if err := os.WriteFile(withS3, []byte(strings.ReplaceAll(withDropIn(t), installedBinary, standIn)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, withS3)
 			out, err := verify(t, analyze, files)
 			if ok := err == nil && out == ""; ok != tc.wantOK {
 				t.Errorf("systemd-analyze verify: ok %v, want %v (err %v)\n%s", ok, tc.wantOK, err, out)
@@ -138,12 +161,18 @@ func TestUnitsSecurity(t *testing.T) {
 	if err := os.WriteFile(control, []byte(unsandboxed), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	withS3 := filepath.Join(t.TempDir(), "archivectl-release-s3.service")
+	if err := os.WriteFile(withS3, []byte(withDropIn(t)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		path   string
 		wantOK bool
 	}{
 		{path: services[0], wantOK: true},
 		{path: services[1], wantOK: true},
+		{path: services[2], wantOK: true},
+		{path: withS3, wantOK: true},
 		{path: control, wantOK: false},
 	}
 	for _, tc := range tests {
@@ -175,7 +204,8 @@ func TestUnitsAgree(t *testing.T) {
 				"\nWants=network-online.target\n",
 				"\nAfter=network-online.target\n",
 			} {
-				if !strings.Contains(text, want) {
+				// An argument may also end the command line.
+				if !strings.Contains(text, want) && !(strings.HasPrefix(want, " --") && strings.Contains(text, strings.TrimSuffix(want, " ")+"\n")) {
 					t.Errorf("%s lacks %q", name, strings.TrimSpace(want))
 				}
 			}

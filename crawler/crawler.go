@@ -63,11 +63,16 @@ type Config struct {
 	Sitemaps      SitemapMode       // which sitemaps are read (default DefaultSitemaps)
 	HeaderEmbargo bool              // let an Archive-Embargo response field lengthen a capture's embargo (a proposal, not the -00 draft)
 	Resolve       map[string]string // host name → IP address dialled instead of looking the name up (a staging mirror, tests)
+	Partition     Partition         // crawl only the origins of this partition (zero: all)
 
 	Log      *slog.Logger // nil discards
 	Progress Progress     // nil: none
 	Now      func() time.Time
 }
+
+// ErrNoSeedInPartition is returned by Open when no seed's origin falls in Config.Partition:
+// this node has nothing to crawl.
+var ErrNoSeedInPartition = errors.New("no seed's origin falls in partition")
 
 // ErrInterrupted is returned when the context was cancelled before the crawl finished.
 var ErrInterrupted = errors.New("crawl interrupted: run the same command again to resume it")
@@ -114,6 +119,9 @@ func Open(cfg Config) (*Crawl, error) {
 	seeds := c.allSeeds()
 	if len(seeds) == 0 {
 		return nil, errors.New("no seeds: the seeds file lists no URL")
+	}
+	if seeds = slices.DeleteFunc(seeds, func(s Seed) bool { return !cfg.Partition.Owns(s.URL) }); len(seeds) == 0 {
+		return nil, fmt.Errorf("%w %s", ErrNoSeedInPartition, cfg.Partition)
 	}
 	var err error
 	if c.scope, err = newScope(seeds, cfg.Scope, cfg.Include, cfg.Exclude); err != nil {

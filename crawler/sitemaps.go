@@ -49,7 +49,7 @@ func (c *Crawl) sitemapsOf(o *originState, r *robots.File) []item {
 			c.log.Info("robots.txt Sitemap line is not an http(s) URL: ignored", "origin", o.name, "sitemap", raw)
 		}
 	}
-	return c.sitemapBudget(c.fr.claim(items))
+	return c.sitemapBudget(c.owned(c.fr.claim(items)))
 }
 
 // sitemapBudget takes new items found through sitemaps: it drops the sitemap files that do not

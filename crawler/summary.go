@@ -34,6 +34,7 @@ type Summary struct {
 	Requisites     int   // of Pages, requisites: embedded resources outside the scope or depth
 	Sitemaps       int   // of Pages, sitemap files
 	SitemapURLs    int   // new pages that sitemaps listed
+	OtherPartition int   // URLs found on origins of other partitions (Config.Partition), left to their nodes
 }
 
 // PagesPerSecond is the crawl's rate over its whole duration.
@@ -57,6 +58,9 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	}
 	if s.Sitemaps > 0 || s.SitemapURLs > 0 {
 		b = fmt.Appendf(b, "sitemaps     %d read, %d new URLs listed\n", s.Sitemaps, s.SitemapURLs)
+	}
+	if s.OtherPartition > 0 {
+		b = fmt.Appendf(b, "partition    %d URLs on other partitions' origins, left to their nodes\n", s.OtherPartition)
 	}
 	if s.Skipped > 0 || s.SkippedOrigins > 0 {
 		b = fmt.Appendf(b, "skipped      %d URLs, %d origins\n", s.Skipped, s.SkippedOrigins)

@@ -24,6 +24,9 @@ type Options struct {
 	LockTimeout time.Duration // how long a pass waits for index.db or another pass before giving up (default lockfile.DefaultTimeout, 5 s)
 	Logger      *slog.Logger  // default slog.Default()
 	Software    string        // written into every warcinfo record (default "archivectl")
+	// Publish, when set, runs after every successful pass, once the pass has released its
+	// locks: it copies public/ where it is shared (package publish). Its error is the pass's.
+	Publish func(ctx context.Context) error
 }
 
 // Releaser runs release passes over one data directory.
@@ -71,6 +74,9 @@ func New(dataDir string, opt Options) *Releaser {
 func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	start := time.Now()
 	s, backlog, err := r.pass(ctx, now.UTC())
+	if err == nil && r.opt.Publish != nil {
+		err = r.opt.Publish(ctx)
+	}
 	s.Duration = time.Since(start)
 	r.met.observe(now, s, backlog, err)
 	if err == nil {

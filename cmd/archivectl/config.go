@@ -18,6 +18,8 @@ type Config struct {
 	Store    StoreConfig   `yaml:"store"`
 	Release  ReleaseConfig `yaml:"release"`
 	Serve    ServeConfig   `yaml:"serve"`
+	Public   string        `yaml:"public"` // where the public side is shared: "" (DATA/public alone), s3://BUCKET/PREFIX or file:///DIR
+	Node     string        `yaml:"node"`   // this node's name in the shared store; "" is the host name
 }
 
 // CrawlConfig holds the crawler's options.
@@ -43,6 +45,7 @@ type CrawlConfig struct {
 	Sitemaps      string            `yaml:"sitemaps"`       // robots, all or off
 	HeaderEmbargo bool              `yaml:"header_embargo"` // let an Archive-Embargo response field lengthen an embargo (a proposal)
 	Resolve       map[string]string `yaml:"resolve"`        // host name → IP address dialled without a lookup
+	Partition     string            `yaml:"partition"`      // K/N: crawl only the origins of partition K of N; "" all
 }
 
 // StoreConfig holds the sealed repository's options.
@@ -133,6 +136,7 @@ func crawlerConfig(cfg Config) crawler.Config {
 		RobotsUnreachableDays: cc.RobotsUnreachableDays,
 	}
 	reachSettings(cc, &c)
+	c.Partition, _ = crawler.ParsePartition(cc.Partition) // checked with the configuration; "" is all
 	return c
 }
 

@@ -7,8 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/publicstore"
+	"github.com/archivectl/archivectl/release/publish"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -68,6 +71,19 @@ func (c *Config) problems() []problem {
 		bad("contact", c.Contact, "holds a control character")
 	}
 	cc := c.Crawl
+	if cc.Partition != "" {
+		if _, err := crawler.ParsePartition(cc.Partition); err != nil {
+			_, reason, _ := strings.Cut(err.Error(), ": ")
+			bad("crawl.partition", cc.Partition, reason)
+		}
+	}
+	if _, err := publicstore.ParseLocation(c.Public); err != nil {
+		_, reason, _ := strings.Cut(err.Error(), ": ")
+		bad("public", c.Public, reason)
+	}
+	if c.Node != "" && publish.ValidNode(c.Node) != nil {
+		bad("node", c.Node, "use 1-63 lower-case letters, digits and '-', starting with a letter or digit")
+	}
 	if !robots.ValidAgent(cc.Agent) {
 		bad("crawl.agent", cc.Agent, "not a product token: use letters, '-' and '_' only, e.g. archivectl")
 	}

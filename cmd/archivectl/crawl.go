@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,7 +19,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var verbose bool
 	cfg, positional, code, ok := cli{
 		name:   "crawl",
-		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--data DIR] [--config FILE] SEEDS\n",
+		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--partition K/N] [--data DIR] [--config FILE] SEEDS\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against robots.txt groups")
@@ -27,6 +28,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fs.intKey(&c.Crawl.MaxPages, "max-pages", "crawl.max_pages", "stop after N pages (0: no limit)")
 			fs.intKey(&c.Crawl.MaxDepth, "max-depth", "crawl.max_depth", "follow links at most N deep from a seed (0: no limit)")
 			reachFlags(fs, &c.Crawl)
+			fs.stringKey(&c.Crawl.Partition, "partition", "crawl.partition", "crawl only the origins of partition K of N (0 ≤ K < N, e.g. 0/3): give every node the same seeds")
 			fs.BoolVar(&verbose, "v", false, "log every decision, not only notable events")
 		},
 	}.parse(args, stderr)
@@ -71,6 +73,10 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	cc.Progress = prog
 	sum, ran, err := crawlStore(ctx, cc, storeOptions(cfg))
 	prog.stop()
+	if errors.Is(err, crawler.ErrNoSeedInPartition) {
+		fmt.Fprintf(stderr, "archivectl crawl: no seed's origin falls in partition %s: nothing for this node to crawl\n", cc.Partition)
+		return 0
+	}
 	if ran {
 		sum.WriteTo(stdout)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/publish"
 )
 
 // earliestNow bounds --now: no capture, and so no release, is older than 1970.
@@ -30,9 +31,10 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	var asJSON bool
 	cfg, pos, code, ok := cli{
 		name:   "release",
-		usage:  "usage: archivectl release [--now RFC3339] [--json] [--data DIR] [--config FILE]\n",
+		usage:  "usage: archivectl release [--now RFC3339] [--json] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
+			sharedFlags(fs, c)
 			fs.StringVar(&nowFlag, "now", "", "release as of this instant, RFC 3339 (default: the current time)")
 			fs.BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 		},
@@ -57,6 +59,11 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return 2
 		}
 	}
+	shared, err := sharedStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl release: %v\n", err)
+		return 1
+	}
 	if err := releasable(cfg.Data); err != nil {
 		fmt.Fprintf(stderr, "archivectl release: %v\n", err)
 		return 1
@@ -68,6 +75,10 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	opt := releaseOptions(cfg)
 	opt.Logger = logger
+	var published *publish.Result
+	if shared != nil {
+		opt.Publish = publisher(cfg, shared, logger, func(r publish.Result) { published = &r })
+	}
 	r := release.New(cfg.Data, opt)
 	s, err := r.Pass(ctx, now)
 	if err != nil {
@@ -86,8 +97,12 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			Deferred    int        `json:"deferred"`
 			NextRelease *time.Time `json:"next_release"`
 			DurationMS  float64    `json:"duration_ms"`
+			Published   *int64     `json:"published_generation,omitempty"` // with --public: the node's generation in the store
 		}{Now: now, Released: s.Released, Tombstoned: s.Tombstoned, Deferred: s.Deferred,
 			DurationMS: float64(s.Duration.Microseconds()) / 1000}
+		if published != nil {
+			out.Published = &published.Generation
+		}
 		if !s.Next.IsZero() {
 			out.NextRelease = &s.Next
 		}
@@ -103,5 +118,9 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stdout, "  deferred:     %d (revisits waiting for their original)\n", s.Deferred)
 	}
 	fmt.Fprintf(stdout, "  next release: %s\n", next)
+	if published != nil {
+		fmt.Fprintf(stdout, "  published:    generation %d of node %s in %s (%d objects, %d bytes uploaded)\n",
+			published.Generation, nodeName(cfg), describe(shared), published.Uploaded, published.Bytes)
+	}
 	return 0
 }

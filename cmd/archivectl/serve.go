@@ -13,7 +13,9 @@ import (
 
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/release/lookup"
+	"github.com/archivectl/archivectl/release/mirror"
 	"github.com/archivectl/archivectl/release/pubindex"
+	"github.com/archivectl/archivectl/release/publicstore"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -30,9 +32,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var initEmpty bool
 	cfg, pos, code, ok := cli{
 		name:   "serve",
-		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--data DIR] [--config FILE]\n",
+		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
+			sharedFlags(fs, c)
 			fs.BoolVar(&initEmpty, "init", false, "serve a missing or empty data directory as a new, empty archive (a service started before the first crawl)")
 			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
 			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
@@ -45,7 +48,18 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "archivectl serve: unexpected argument %q; see archivectl serve -h\n", pos[0])
 		return 2
 	}
-	if _, err := archiveIn(cfg.Data); err != nil {
+	shared, err := sharedStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
+		return 1
+	}
+	if shared != nil && cfg.Release.Schedule == "" {
+		// A lookup node: it serves the shared store and keeps only its view in DATA/mirror.
+		if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
+			fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
+			return 1
+		}
+	} else if _, err := archiveIn(cfg.Data); err != nil {
 		if !initEmpty || !errors.Is(err, errNoArchive) {
 			if errors.Is(err, errNoArchive) {
 				err = fmt.Errorf("%w, or --init to start an empty archive there", err)
@@ -60,6 +74,10 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, release: releaseOptions(cfg)}
 	opt.logger = slog.New(slog.NewTextHandler(stderr, nil))
+	if shared != nil {
+		opt.shared, opt.mirror = shared, mirrorDir(cfg)
+		opt.release.Publish = publisher(cfg, shared, opt.logger, nil)
+	}
 	opt.ready = func(addr string) { fmt.Fprintf(stdout, "archivectl serve: http://%s/\n", addr) }
 	if err := serve(ctx, opt); err != nil {
 		fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
@@ -90,6 +108,8 @@ type serveOptions struct {
 	logger                 *slog.Logger
 	ready                  func(addr string) // called once the listener is open
 	now                    func() time.Time  // the lookup's clock (countdowns, calendar); time.Now when nil
+	shared                 publicstore.Store // when set, the lookup serves its view (mirror) instead of DATA/public
+	mirror                 string            // the view's directory
 }
 
 // usageError is a bad flag value found after parsing (e.g. a cron spec that does not parse).
@@ -121,10 +141,24 @@ func serve(ctx context.Context, opt serveOptions) error {
 	if opt.public != "" {
 		pub = opt.public
 	}
-	srv, err := lookup.Open(pub, lookup.Options{
+	lopt := lookup.Options{
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		ReleaseMetrics: daemon == nil, // without a daemon here, the release metrics come from state.json
-	})
+	}
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	var srv *lookup.Server
+	var err error
+	if opt.shared != nil {
+		m, merr := mirror.Open(ctx, opt.shared, opt.mirror, mirror.Options{Logger: log})
+		if merr != nil {
+			return merr
+		}
+		go m.Watch(watchCtx)
+		srv, err = lookup.New(m.FS(), lopt)
+	} else {
+		srv, err = lookup.Open(pub, lopt)
+	}
 	var damage *pubindex.DamageError
 	switch {
 	case errors.As(err, &damage): // it names the file and the command: add the data directory
@@ -151,8 +185,6 @@ func serve(ctx context.Context, opt serveOptions) error {
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	defer stopWatch()
 	go srv.Watch(watchCtx)
 	go gcFloor(watchCtx)
 	if daemon != nil {

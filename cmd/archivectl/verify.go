@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/publish"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
@@ -18,10 +19,12 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	var reindex bool
 	cfg, pos, code, ok := cli{
 		name: "verify",
-		usage: "usage: archivectl verify [--reindex] [--data DIR] [--config FILE]\n" +
-			"Checks every sealed WARC record (syntax, digests) against index.db; exit 1 lists each problem.\n",
+		usage: "usage: archivectl verify [--reindex] [--public URL] [--data DIR] [--config FILE]\n" +
+			"Checks every sealed WARC record (syntax, digests) against index.db; exit 1 lists each problem.\n" +
+			"With a shared store (--public), also that every object of each node's latest generation is there.\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
+			sharedFlags(fs, c)
 			fs.BoolVar(&reindex, "reindex", false, "first rebuild index.db from the sealed WARC files alone (release states are kept when the old index is readable)")
 		},
 	}.parse(args, stderr)
@@ -74,6 +77,22 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}
 	for _, p := range public {
 		fmt.Fprintln(stdout, "public: "+p)
+	}
+	shared, err := sharedStore(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "archivectl verify: %v\n", err)
+		return 1
+	}
+	if shared != nil {
+		inStore, err := publish.Verify(ctx, shared, false)
+		if err != nil {
+			fmt.Fprintf(stderr, "archivectl verify: %v\n", err)
+			return 1
+		}
+		for _, p := range inStore {
+			fmt.Fprintln(stdout, "shared: "+p)
+		}
+		public = append(public, inStore...)
 	}
 	if len(problems)+len(public) > 0 {
 		fmt.Fprintf(stderr, "archivectl verify: %d problems in the sealed repository and %d on the public side of %s (listed above)\n", len(problems), len(public), cfg.Data)

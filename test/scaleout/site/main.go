@@ -1,0 +1,91 @@
+// Command site serves the scale-out test's loopback web: N origins of P pages each, origin i
+// asking in robots.txt for no embargo, a week, a month or a quarter (i mod 4). Every body
+// holds a marker, BODY-o<i>-p<j>, that the checks look for where no embargoed byte may be.
+// Each request takes -latency, so that a crawl lasts long enough to be killed. It writes the
+// seed URLs (one per origin, in order) to DIR/seeds.txt and logs every request as
+// "ORIGIN PATH USER-AGENT" to DIR/site.log, and serves until interrupted.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Policies are the robots.txt Archive-Embargo values of origins 0, 1, 2, 3 (mod 4); "" is none.
+var Policies = []string{"", "w", "m", "q"}
+
+func main() {
+	origins := flag.Int("origins", 12, "origins, one listener each on 127.0.0.1")
+	pages := flag.Int("pages", 8, "pages per origin besides /")
+	dir := flag.String("dir", ".", "where seeds.txt and site.log go")
+	latency := flag.Duration("latency", 0, "time each answer takes")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logf, err := os.Create(filepath.Join(*dir, "site.log"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seeds strings.Builder
+	for o := range *origins {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			log.Fatal(err)
+		}
+		origin := "http://" + ln.Addr().String()
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			fmt.Fprintf(logf, "%s %s %s\n", origin, r.URL.Path, strings.ReplaceAll(r.UserAgent(), " ", "_"))
+			mu.Unlock()
+			time.Sleep(*latency)
+			serve(w, r, o, *pages)
+		})
+		go (&http.Server{Handler: h}).Serve(ln)
+		fmt.Fprintf(&seeds, "%s/\n", origin)
+	}
+	if err := os.WriteFile(filepath.Join(*dir, "seeds.txt"), []byte(seeds.String()), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	<-ctx.Done()
+	mu.Lock()
+	logf.Close()
+}
+
+func serve(w http.ResponseWriter, r *http.Request, o, pages int) {
+	var page int
+	switch {
+	case r.URL.Path == "/robots.txt":
+		fmt.Fprintf(w, "User-agent: *\nAllow: /\n")
+		if p := Policies[o%len(Policies)]; p != "" {
+			fmt.Fprintf(w, "Archive-Embargo: %s\n", p)
+		}
+		return
+	case r.URL.Path == "/":
+		page = -1
+	default:
+		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &page); err != nil || page < 0 || page >= pages {
+			http.NotFound(w, r)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, "<html><body><h1>origin %d page %d</h1><p>BODY-o%d-p%d</p>", o, page, o, page)
+	if page < 0 {
+		for j := range pages {
+			fmt.Fprintf(w, `<a href="/p/%d">%d</a> `, j, j)
+		}
+	}
+	fmt.Fprintf(w, "<p>%s</p></body></html>\n", strings.Repeat("filler text of the scale-out site ", 40))
+}
