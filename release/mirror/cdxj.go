@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/archivectl/archivectl/release/public"
 	"io"
 	"os"
 	"path/filepath"
@@ -102,12 +103,25 @@ func rewriteLine(line []byte, node string) []byte {
 	v := i + len(filenameKey)
 	for _, dir := range []string{"shards/", "tombstones/"} {
 		if bytes.HasPrefix(line[v:], []byte(dir)) {
-			out := make([]byte, 0, len(line)+len(node)+1)
-			out = append(out, line[:v+len(dir)]...)
-			out = append(out, node...)
-			out = append(out, '/')
-			return append(out, line[v+len(dir):]...)
+			return withNode(line, v+len(dir), "", node)
+		}
+	}
+	// Lines since the replay-ecosystem change carry the file's name only (PUBLIC-… or
+	// TOMBSTONES-…); the view names it by its directory and the node's.
+	for _, p := range [][2]string{{public.ShardPrefix + "-", "shards/"}, {public.TombstonePrefix + "-", "tombstones/"}} {
+		if bytes.HasPrefix(line[v:], []byte(p[0])) {
+			return withNode(line, v, p[1], node)
 		}
 	}
 	return line
+}
+
+// withNode inserts dir, node and a slash into line at i.
+func withNode(line []byte, i int, dir, node string) []byte {
+	out := make([]byte, 0, len(line)+len(dir)+len(node)+1)
+	out = append(out, line[:i]...)
+	out = append(out, dir...)
+	out = append(out, node...)
+	out = append(out, '/')
+	return append(out, line[i:]...)
 }
