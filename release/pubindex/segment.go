@@ -40,8 +40,14 @@ type Segment struct {
 	bloom   []byte
 	keys    []byte
 	entries []byte
+	top     []string // the first key of every topStep-th block, on the heap: most of a search's probes
 	res     *resources
 }
+
+// topStep is how many blocks one key of a segment's in-heap top level stands for: a search
+// probes the heap for the window, then the mapped table only within it (a few pages instead of
+// a page per probe). It costs about 0.15 bytes of heap per capture.
+const topStep = 32
 
 // resources is what a Segment holds outside the Go heap, released once.
 type resources struct {
@@ -160,6 +166,9 @@ func (s *Segment) checkTable() error {
 		if i > 0 && bytes.Compare(prev, key) > 0 {
 			return damaged(s.info.Name, "block %d: keys out of order", i)
 		}
+		if i%topStep == 0 {
+			s.top = append(s.top, string(key))
+		}
 		prev, off, keyOff = key, off+uint64(e.clen), keyOff+uint64(e.keyLen)
 	}
 	if off != s.ft.bloomOff || keyOff != uint64(len(s.keys)) {
@@ -204,7 +213,12 @@ func (s *Segment) firstKey(i int) []byte {
 
 // search returns the first block whose first key is at least key.
 func (s *Segment) search(key []byte) int {
-	return sort.Search(s.blocks(), func(i int) bool { return bytes.Compare(s.firstKey(i), key) >= 0 })
+	j := sort.Search(len(s.top), func(i int) bool { return s.top[i] >= string(key) })
+	if j == 0 {
+		return 0 // the first block's key is at least key, or there are no blocks
+	}
+	lo, hi := (j-1)*topStep+1, min(j*topStep, s.blocks())
+	return lo + sort.Search(hi-lo, func(i int) bool { return bytes.Compare(s.firstKey(lo+i), key) >= 0 })
 }
 
 // block decodes block i into dst (reused when large enough) and checks it.
