@@ -126,7 +126,12 @@ c0=$!
 c1=$!
 "$work/archivectl" crawl --config "$work/node-2.yaml" "$work/seeds.txt" >"$work/crawl-2.out" 2>"$work/crawl-2.err" &
 c2=$!
-sleep 0.6
+# Kill node 2 once it is well into its partition (30 requests in the site's log), so that some
+# of its captures are sealed and some are not: a fixed sleep was too short on a quiet machine.
+for _ in $(seq 200); do
+	[ "$(grep -c 'node-2$' "$work/site.log" || true)" -ge 30 ] && break
+	sleep 0.05
+done
 kill -9 "$c2" 2>/dev/null || die "node 2's crawl ended before it could be killed: make the site slower"
 status=0
 wait "$c2" || status=$?
