@@ -27,8 +27,8 @@ const (
 	bloomBlock  = 64 // bytes: 512 bits
 	bloomK      = 7  // bits set per key
 	bitsPerKey  = 10
-	flagCont    = 1       // the block starts inside the lines of the previous block's last key
-	maxLine     = 1 << 20 // a longer CDXJ line is malformed
+	flagCont    = 1        // the block starts inside the lines of the previous block's last key
+	maxLine     = 1 << 20  // a longer CDXJ line is malformed
 	chunkSize   = 64 << 10 // the table is checksummed in chunks of this size, each checked when first read
 	topStep     = 32       // a key of the top level per this many blocks
 )
