@@ -46,8 +46,8 @@ func (p *pass) indexCommit(fs *fileSet, gen int64) (*pubindex.Commit, []journalF
 // (the pass keeps it across its commits): one missing while CDXJ files exist, damaged, or of
 // another generation than state.json (a commit journaled by a version without the index) is
 // rebuilt from the CDXJ files; files a killed commit or rebuild left in public/index/ are
-// removed. Opening checks every segment's table: the one cost of a pass that grows with the
-// archive, a few bytes per capture.
+// removed. Opening reads the segments' footers and heads only (their tables are checked as
+// the pass's commits read them).
 func (r *Releaser) ensureIndex(ctx context.Context) (*pubindex.Set, error) {
 	pub := layout.Public(r.dir)
 	st, err := readStatus(r.dir)

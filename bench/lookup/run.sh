@@ -54,15 +54,21 @@ measure() {
 	t0=$(date +%s.%N)
 	"$bin" serve --data "$data" --listen "127.0.0.1:$PORT" >"$OUT/serve-$label.out" 2>"$OUT/serve-$label.err" &
 	pid=$!
-	for _ in $(seq 1 6000); do
-		code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/api/v1/captures?url=$first" || true)
-		[ "$code" = 200 ] && break
+	local tl=""
+	for _ in $(seq 1 60000); do
+		if [ -z "$tl" ] && grep -q "serve: http" "$OUT/serve-$label.out" 2>/dev/null; then
+			tl=$(date +%s.%N)
+		fi
+		if [ -n "$tl" ]; then
+			code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/api/v1/captures?url=$first" || true)
+			[ "$code" = 200 ] && break
+		fi
 		kill -0 $pid 2>/dev/null || { cat "$OUT/serve-$label.err"; exit 1; }
-		sleep 0.01
+		sleep 0.002
 	done
 	t1=$(date +%s.%N)
 	local start opened
-	start=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f s", b - a}')
+	start=$(awk -v a="$t0" -v b="$t1" -v l="$tl" 'BEGIN {printf "%.2f s (listening at %.2f s)", b - a, l - a}')
 	opened=$(grep -o 'took=[^ ]*' "$OUT/serve-$label.err" | tail -1 | cut -d= -f2)
 	export URLS="$data/urls.txt"
 	wrk -t"$THREADS" -c"$CONNS" -d3s -s bench/lookup/urls.lua "http://127.0.0.1:$PORT/" >/dev/null # warm-up
@@ -86,7 +92,7 @@ measure() {
 	done
 	kill -TERM $pid
 	wait $pid || true
-	results+=("$(printf '%-22s start %-8s (index opened in %-9s) heap %-10s RSS %-9s (anon %s, file %s) wrk %6s req/s p50 %-8s p99 %-8s server CPU %s/answer%s' \
+	results+=("$(printf '%-22s start %s, index opened in %-9s heap %-10s RSS %-9s (anon %s, file %s) wrk %6s req/s p50 %-8s p99 %-8s server CPU %s/answer%s' \
 		"$label" "$start" "${opened:-n/a}" "$heap" "$rss" "$anon" "$file" "$rps" "$p50" "$p99" "$cpu" "$paced")")
 	echo "${results[-1]}"
 }

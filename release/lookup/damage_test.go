@@ -35,10 +35,10 @@ func TestDamagedIndexIsRefused(t *testing.T) {
 			st, _ := os.Stat(p)
 			os.Truncate(p, st.Size()/2)
 		}, "public/index/SEG-"},
-		{"corrupt table", func(t *testing.T, f *fixture) {
+		{"corrupt head", func(t *testing.T, f *fixture) { // the checksums of the table, just before the footer
 			p := segmentPath(t, f)
 			b, _ := os.ReadFile(p)
-			b[len(b)-80] ^= 1
+			b[len(b)-81] ^= 1
 			os.WriteFile(p, b, 0o644)
 		}, "public/index/SEG-"},
 		{"missing manifest", func(t *testing.T, f *fixture) {

@@ -14,19 +14,22 @@
 //
 // A segment holds CDXJ lines exactly as the releaser wrote them, sorted by key then by line
 // bytes (for the keys archivectl writes this is byte order), in blocks of about 8 KiB each
-// compressed on its own in the Snappy block format. After the blocks come a Bloom filter over
-// the segment's keys (64-byte blocks, one cache line a probe), the first key of every block,
-// one 32-byte entry per block (offset, compressed and plain length, CRC-32C of the compressed
-// bytes, flags) and a 72-byte footer (magic, counts, section offsets, a CRC-32C over the
-// filter, keys and entries, and a CRC-32C of the footer itself). A block never starts inside
-// the lines of one key unless that key alone fills more than 1 MiB, and then the block is
-// marked as continuing, so an exact lookup decodes one block per segment whose filter admits
-// the key.
+// compressed on its own in the Snappy block format, with a CRC-32C of each compressed block.
+// After the blocks comes the table: a Bloom filter over the segment's keys (64-byte blocks,
+// one cache line a probe), the first key of every block, and one 32-byte entry per block
+// (offset, compressed and plain length, checksum, flags). Then the head: the first key of
+// every 32nd block (the top level, which a reader keeps on its heap: about 0.15 bytes per
+// capture) and a CRC-32C of every 64 KiB of the table. Then an 80-byte footer: magic, counts,
+// section offsets, the head's CRC-32C and its own. A block never starts inside the lines of
+// one key unless that key alone fills more than 1 MiB, and then the block is marked as
+// continuing, so an exact lookup decodes one block per segment whose filter admits the key.
 //
-// Opening a segment checks its size against the manifest, the footer, the checksum of the
-// sections after the blocks and their structure (blocks contiguous, keys sorted): a torn or
-// corrupt file is refused at open with a *DamageError naming it. Every block is checked
-// against its CRC when it is read, so a later bit flip is an error, never a wrong answer.
+// Opening a segment reads only its footer and head: it checks the size against the
+// manifest, both checksums and the top level's order, so a torn file or a corrupt footer or
+// head is refused at open with a *DamageError naming it, whatever the archive's size. Each
+// 64 KiB of the table is checked against its checksum the first time a lookup reads it, and
+// every block each time, so a later bit flip is an error naming the file, never a wrong
+// answer; Verify checks everything.
 //
 // # Commits and compaction
 //

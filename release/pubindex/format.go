@@ -19,16 +19,18 @@ const (
 
 // The segment format.
 const (
-	magic       = "ACPIDX1\n"
-	formatV1    = 1
+	magic       = "ACPIDX2\n"
+	formatV2    = 2
 	codecSnappy = 1 // the Snappy block format
-	footerSize  = 72
+	footerSize  = 80
 	entrySize   = 32
 	bloomBlock  = 64 // bytes: 512 bits
 	bloomK      = 7  // bits set per key
 	bitsPerKey  = 10
-	flagCont    = 1       // the block starts inside the lines of the previous block's last key
-	maxLine     = 1 << 20 // a longer CDXJ line is malformed
+	flagCont    = 1        // the block starts inside the lines of the previous block's last key
+	maxLine     = 1 << 20  // a longer CDXJ line is malformed
+	chunkSize   = 64 << 10 // the table is checksummed in chunks of this size, each checked when first read
+	topStep     = 32       // a key of the top level per this many blocks
 )
 
 // blockTarget is the plain size after which a block ends at the next key, and maxBlock the
@@ -41,21 +43,24 @@ var (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// footer is the fixed-size end of a segment file.
+// footer is the fixed-size end of a segment file. After the blocks come the table (the
+// filter, the first keys, the entries), then the head (the top level's keys and the table's
+// chunk checksums), then the footer.
 type footer struct {
 	blocks, lines, keys uint64
-	bloomOff            uint64 // end of the blocks, start of the filter
+	bloomOff            uint64 // end of the blocks, start of the table and its filter
 	bloomBlocks, k      uint32
 	keysOff             uint64 // start of the first keys; the entries follow them
-	metaCRC             uint32 // CRC-32C of the filter, keys and entries
-	crc                 uint32 // CRC-32C of the footer's first 68 bytes
+	topOff              uint64 // end of the table, start of the head
+	headCRC             uint32 // CRC-32C of the head
+	crc                 uint32 // CRC-32C of the footer's first 76 bytes
 }
 
 func (f *footer) encode() []byte {
 	b := make([]byte, footerSize)
 	copy(b, magic)
 	le := binary.LittleEndian
-	le.PutUint32(b[8:], formatV1)
+	le.PutUint32(b[8:], formatV2)
 	le.PutUint32(b[12:], codecSnappy)
 	le.PutUint64(b[16:], f.blocks)
 	le.PutUint64(b[24:], f.lines)
@@ -64,11 +69,18 @@ func (f *footer) encode() []byte {
 	le.PutUint32(b[48:], f.bloomBlocks)
 	le.PutUint32(b[52:], f.k)
 	le.PutUint64(b[56:], f.keysOff)
-	le.PutUint32(b[64:], f.metaCRC)
-	f.crc = crc32.Checksum(b[:68], castagnoli)
-	le.PutUint32(b[68:], f.crc)
+	le.PutUint64(b[64:], f.topOff)
+	le.PutUint32(b[72:], f.headCRC)
+	f.crc = crc32.Checksum(b[:76], castagnoli)
+	le.PutUint32(b[76:], f.crc)
 	return b
 }
+
+// entriesOff is where the entries begin.
+func (f *footer) entriesOff() uint64 { return f.topOff - f.blocks*entrySize }
+
+// chunks is how many checksummed chunks the table has.
+func (f *footer) chunks() uint64 { return (f.topOff - f.bloomOff + chunkSize - 1) / chunkSize }
 
 // decodeFooter reads and checks the footer of a segment of size bytes.
 func decodeFooter(b []byte, size int64) (footer, error) {
@@ -77,20 +89,22 @@ func decodeFooter(b []byte, size int64) (footer, error) {
 	switch {
 	case len(b) != footerSize || string(b[:8]) != magic:
 		return f, errors.New("no segment footer at its end (torn or not a segment)")
-	case crc32.Checksum(b[:68], castagnoli) != le.Uint32(b[68:]):
+	case crc32.Checksum(b[:76], castagnoli) != le.Uint32(b[76:]):
 		return f, errors.New("footer checksum mismatch")
-	case le.Uint32(b[8:]) != formatV1 || le.Uint32(b[12:]) != codecSnappy:
+	case le.Uint32(b[8:]) != formatV2 || le.Uint32(b[12:]) != codecSnappy:
 		return f, fmt.Errorf("format %d codec %d, not one this version reads", le.Uint32(b[8:]), le.Uint32(b[12:]))
 	}
 	f = footer{blocks: le.Uint64(b[16:]), lines: le.Uint64(b[24:]), keys: le.Uint64(b[32:]), bloomOff: le.Uint64(b[40:]),
-		bloomBlocks: le.Uint32(b[48:]), k: le.Uint32(b[52:]), keysOff: le.Uint64(b[56:]), metaCRC: le.Uint32(b[64:]), crc: le.Uint32(b[68:])}
-	entries := f.blocks * entrySize
+		bloomBlocks: le.Uint32(b[48:]), k: le.Uint32(b[52:]), keysOff: le.Uint64(b[56:]), topOff: le.Uint64(b[64:]),
+		headCRC: le.Uint32(b[72:]), crc: le.Uint32(b[76:])}
 	end := uint64(size) - footerSize
 	switch {
-	case f.blocks > end/entrySize || f.keysOff > end-entries:
+	case f.topOff > end || f.bloomOff > f.topOff || f.blocks > (f.topOff-f.bloomOff)/entrySize:
 		return f, errors.New("footer: sections out of range")
-	case f.bloomOff+uint64(f.bloomBlocks)*bloomBlock != f.keysOff || f.bloomOff > f.keysOff:
-		return f, errors.New("footer: the filter does not end where the keys begin")
+	case f.bloomOff+uint64(f.bloomBlocks)*bloomBlock != f.keysOff || f.keysOff > f.entriesOff():
+		return f, errors.New("footer: the table's sections do not fit")
+	case f.topOff+f.chunks()*4 > end:
+		return f, errors.New("footer: no room for the head")
 	case f.k == 0 || f.k > 16 || (f.bloomBlocks == 0) != (f.blocks == 0):
 		return f, errors.New("footer: bad filter parameters")
 	}

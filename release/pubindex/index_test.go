@@ -144,7 +144,8 @@ func TestDamageIsRefusedAtOpen(t *testing.T) {
 		{"truncated", func(t *testing.T, pub, seg string, size int64) { os.Truncate(seg, size-100) }, false},
 		{"torn to nothing", func(t *testing.T, pub, seg string, size int64) { os.Truncate(seg, 0) }, false},
 		{"footer bit", func(t *testing.T, pub, seg string, size int64) { flip(t, seg, size-10) }, false},
-		{"table bit", func(t *testing.T, pub, seg string, size int64) { flip(t, seg, size-footerSize-5) }, false},
+		{"head bit", func(t *testing.T, pub, seg string, size int64) { flip(t, seg, size-footerSize-5) }, false},
+		{"table bit", func(t *testing.T, pub, seg string, size int64) { flip(t, seg, tableOffset(t, seg, size)) }, true},
 		{"block bit", func(t *testing.T, pub, seg string, size int64) { flip(t, seg, 20) }, true},
 		{"missing segment", func(t *testing.T, pub, seg string, size int64) { os.Remove(seg) }, false},
 		{"manifest garbage", func(t *testing.T, pub, seg string, size int64) {
@@ -178,6 +179,20 @@ func TestDamageIsRefusedAtOpen(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tableOffset is the offset of a byte in the middle of a segment's table.
+func tableOffset(t *testing.T, path string, size int64) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ft, err := decodeFooter(b[size-footerSize:], size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int64(ft.bloomOff+ft.topOff) / 2
 }
 
 func flip(t *testing.T, path string, off int64) {

@@ -2,6 +2,7 @@ package pubindex
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -11,6 +12,7 @@ import (
 	"path"
 	"runtime"
 	"sort"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/s2"
 )
@@ -31,23 +33,22 @@ func damaged(name, format string, args ...any) *DamageError {
 }
 
 // Segment is one open segment file, read-only. Its memory is the file's mapping (page cache),
-// not the Go heap; it is released when the Segment is no longer reachable, or by Close.
+// not the Go heap, but for its top level; the mapping is released when the Segment is no
+// longer reachable, or by Close.
 type Segment struct {
-	info    SegmentInfo
-	ft      footer
-	data    []byte      // the whole file, mapped; nil when read with pread
-	ra      io.ReaderAt // the file, when not mapped
-	bloom   []byte
-	keys    []byte
-	entries []byte
-	top     []string // the first key of every topStep-th block, on the heap: most of a search's probes
-	res     *resources
+	info     SegmentInfo
+	ft       footer
+	data     []byte      // the whole file, mapped; nil when read with pread
+	ra       io.ReaderAt // the file, when not mapped
+	table    []byte      // the filter, first keys and entries
+	bloom    []byte      // views into table
+	keys     []byte
+	entries  []byte
+	top      []string      // the first key of every topStep-th block: most of a search's probes
+	sums     []uint32      // the CRC-32C of each chunk of the table
+	verified []atomic.Bool // which chunks were checked against their sums
+	res      *resources
 }
-
-// topStep is how many blocks one key of a segment's in-heap top level stands for: a search
-// probes the heap for the window, then the mapped table only within it (a few pages instead of
-// a page per probe). It costs about 0.15 bytes of heap per capture.
-const topStep = 32
 
 // resources is what a Segment holds outside the Go heap, released once.
 type resources struct {
@@ -124,7 +125,10 @@ func newSegment(f fs.File, want SegmentInfo) (*Segment, error) {
 	return s, nil
 }
 
-// load reads and checks the footer and the sections after the blocks.
+// load reads and checks the footer and the head (the top level and the table's checksums).
+// The table itself is checked chunk by chunk when first read (check), so that opening costs
+// a few bytes per block whatever the archive's size; a mapped file read with pread is checked
+// whole now.
 func (s *Segment) load(size int64) error {
 	name := s.info.Name
 	fb, err := s.readAt(size-footerSize, footerSize)
@@ -137,42 +141,93 @@ func (s *Segment) load(size int64) error {
 	if s.info.Check != 0 && s.ft.crc != s.info.Check {
 		return damaged(name, "is not the segment the manifest lists (footer checksum %08x, want %08x)", s.ft.crc, s.info.Check)
 	}
-	meta, err := s.readAt(int64(s.ft.bloomOff), size-footerSize-int64(s.ft.bloomOff))
+	head, err := s.readAt(int64(s.ft.topOff), size-footerSize-int64(s.ft.topOff))
 	if err != nil {
+		return damaged(name, "cannot read its head: %v", err)
+	}
+	if crc32.Checksum(head, castagnoli) != s.ft.headCRC {
+		return damaged(name, "head checksum mismatch (torn or corrupt)")
+	}
+	if err := s.readHead(head); err != nil {
+		return damaged(name, "head: %v", err)
+	}
+	if s.table, err = s.readAt(int64(s.ft.bloomOff), int64(s.ft.topOff-s.ft.bloomOff)); err != nil {
 		return damaged(name, "cannot read its table: %v", err)
 	}
-	if crc32.Checksum(meta, castagnoli) != s.ft.metaCRC {
-		return damaged(name, "table checksum mismatch (torn or corrupt)")
+	bl, ko, eo := int(s.ft.bloomBlocks)*bloomBlock, s.ft.keysOff-s.ft.bloomOff, s.ft.entriesOff()-s.ft.bloomOff
+	s.bloom, s.keys, s.entries = s.table[:bl], s.table[ko:eo], s.table[eo:]
+	s.verified = make([]atomic.Bool, len(s.sums))
+	if s.data == nil { // read into memory: check it all now
+		for c := range s.sums {
+			if err := s.checkChunk(c); err != nil {
+				return err
+			}
+		}
 	}
-	bl := int(s.ft.bloomBlocks) * bloomBlock
-	entries := int(s.ft.blocks) * entrySize
-	s.bloom, s.keys, s.entries = meta[:bl], meta[bl:len(meta)-entries], meta[len(meta)-entries:]
-	return s.checkTable()
+	return nil
 }
 
-// checkTable checks that the blocks tile the data section and their first keys are sorted.
-func (s *Segment) checkTable() error {
-	var off, keyOff uint64
-	var prev []byte
-	for i := range s.blocks() {
-		e := s.entry(i)
-		switch {
-		case e.off != off || e.clen == 0 || e.ulen == 0 || int(e.ulen) > maxBlock+maxLine:
-			return damaged(s.info.Name, "block %d: bad table entry", i)
-		case e.keyOff != keyOff || keyOff+uint64(e.keyLen) > uint64(len(s.keys)):
-			return damaged(s.info.Name, "block %d: bad key entry", i)
+// readHead reads the top level's keys (sorted) and the chunk checksums.
+func (s *Segment) readHead(head []byte) error {
+	n := (s.ft.blocks + topStep - 1) / topStep
+	s.top = make([]string, 0, n)
+	for range n {
+		if len(head) < 2 || len(head) < 2+int(binary.LittleEndian.Uint16(head)) {
+			return errors.New("top level cut short")
 		}
-		key := s.keys[keyOff : keyOff+uint64(e.keyLen)]
-		if i > 0 && bytes.Compare(prev, key) > 0 {
-			return damaged(s.info.Name, "block %d: keys out of order", i)
+		k := string(head[2 : 2+binary.LittleEndian.Uint16(head)])
+		if len(s.top) > 0 && k < s.top[len(s.top)-1] {
+			return errors.New("top level out of order")
 		}
-		if i%topStep == 0 {
-			s.top = append(s.top, string(key))
-		}
-		prev, off, keyOff = key, off+uint64(e.clen), keyOff+uint64(e.keyLen)
+		s.top = append(s.top, k)
+		head = head[2+len(k):]
 	}
-	if off != s.ft.bloomOff || keyOff != uint64(len(s.keys)) {
-		return damaged(s.info.Name, "the blocks do not fill the data section")
+	if uint64(len(head)) != s.ft.chunks()*4 {
+		return fmt.Errorf("%d bytes of chunk checksums, want %d", len(head), s.ft.chunks()*4)
+	}
+	s.sums = make([]uint32, 0, len(head)/4)
+	for ; len(head) > 0; head = head[4:] {
+		s.sums = append(s.sums, binary.LittleEndian.Uint32(head))
+	}
+	return nil
+}
+
+// checkChunk checks chunk c of the table against its checksum, once.
+func (s *Segment) checkChunk(c int) error {
+	if s.verified[c].Load() {
+		return nil
+	}
+	b := s.table[c*chunkSize : min((c+1)*chunkSize, len(s.table))]
+	if crc32.Checksum(b, castagnoli) != s.sums[c] {
+		return damaged(s.info.Name, "table bytes %d–%d: checksum mismatch (corrupt)", int(s.ft.bloomOff)+c*chunkSize, int(s.ft.bloomOff)+c*chunkSize+len(b))
+	}
+	s.verified[c].Store(true)
+	return nil
+}
+
+// tableDamage carries a *DamageError found while reading the table out of a search, to the
+// Set method that recovers it (recoverFault).
+type tableDamage struct{ err *DamageError }
+
+// check makes sure table bytes [off, off+n) are checked, or panics with a tableDamage.
+func (s *Segment) check(off, n int) {
+	if off < 0 || n < 0 || off+n > len(s.table) {
+		panic(tableDamage{damaged(s.info.Name, "table reference %d+%d out of range (corrupt)", off, n)})
+	}
+	for c := off / chunkSize; c <= (off+max(n, 1)-1)/chunkSize; c++ {
+		if err := s.checkChunk(c); err != nil {
+			panic(tableDamage{err.(*DamageError)})
+		}
+	}
+}
+
+// Check reads the whole table against its checksums (what opening leaves to the first reads).
+func (s *Segment) Check() error {
+	defer runtime.KeepAlive(s)
+	for c := range s.sums {
+		if err := s.checkChunk(c); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -203,11 +258,20 @@ func (s *Segment) Info() SegmentInfo { return s.info }
 
 func (s *Segment) blocks() int { return int(s.ft.blocks) }
 
-func (s *Segment) entry(i int) entry { return getEntry(s.entries[i*entrySize:]) }
+func (s *Segment) entry(i int) entry {
+	off := len(s.table) - len(s.entries) + i*entrySize
+	s.check(off, entrySize)
+	return getEntry(s.entries[i*entrySize:])
+}
 
 // firstKey is the first key of block i.
 func (s *Segment) firstKey(i int) []byte {
 	e := s.entry(i)
+	ko := uint64(len(s.bloom))
+	if e.keyOff+uint64(e.keyLen) > uint64(len(s.keys)) {
+		panic(tableDamage{damaged(s.info.Name, "block %d: key out of range (corrupt)", i)})
+	}
+	s.check(int(ko+e.keyOff), int(e.keyLen))
 	return s.keys[e.keyOff : e.keyOff+uint64(e.keyLen)]
 }
 
@@ -224,6 +288,9 @@ func (s *Segment) search(key []byte) int {
 // block decodes block i into dst (reused when large enough) and checks it.
 func (s *Segment) block(i int, dst []byte) ([]byte, error) {
 	e := s.entry(i)
+	if e.off+uint64(e.clen) > s.ft.bloomOff || int(e.ulen) > maxBlock+maxLine {
+		return nil, damaged(s.info.Name, "block %d: bad table entry (corrupt)", i)
+	}
 	comp, err := s.readAt(int64(e.off), int64(e.clen))
 	if err != nil {
 		return nil, damaged(s.info.Name, "block %d: %v", i, err)
@@ -247,6 +314,11 @@ func (s *Segment) block(i int, dst []byte) ([]byte, error) {
 
 // mayHold reports whether the segment's filter admits key.
 func (s *Segment) mayHold(h uint64) bool {
+	if s.ft.bloomBlocks == 0 {
+		return false
+	}
+	blk, _, _ := bloomPlace(h, s.ft.bloomBlocks)
+	s.check(int(blk)*bloomBlock, bloomBlock)
 	ok := bloomHas(s.bloom, s.ft.bloomBlocks, s.ft.k, h)
 	runtime.KeepAlive(s)
 	return ok

@@ -199,12 +199,17 @@ func (s *Set) Scan(from string, fn func(key []byte, lines [][]byte) (bool, error
 	return nil
 }
 
-// recoverFault, deferred with the result of debug.SetPanicOnFault(true), turns a fault on a
-// mapped segment (a file truncated under its mapping) into an error instead of a crash, and
-// restores the goroutine's setting.
+// recoverFault, deferred with the result of debug.SetPanicOnFault(true), turns a damaged
+// table chunk found while searching (tableDamage) and a fault on a mapped segment (a file
+// truncated under its mapping) into an error instead of a crash, and restores the
+// goroutine's setting.
 func recoverFault(old bool, err *error) {
 	debug.SetPanicOnFault(old)
 	if r := recover(); r != nil {
+		if d, ok := r.(tableDamage); ok {
+			*err = d.err
+			return
+		}
 		if re, ok := r.(runtime.Error); ok {
 			if _, fault := re.(interface{ Addr() uintptr }); fault {
 				*err = &DamageError{File: Dir, Reason: "a segment file changed under the lookup: " + re.Error()}

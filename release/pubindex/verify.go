@@ -26,6 +26,11 @@ func Verify(fsys fs.FS) ([]string, error) {
 		return nil, err
 	}
 	defer set.Close()
+	for _, seg := range set.segs {
+		if err := seg.Check(); err != nil {
+			return []string{err.Error()}, nil
+		}
+	}
 	count := map[uint64]int{} // line hash → CDXJ lines less index lines
 	names, err := public.CDXJFiles(fsys)
 	if err != nil {

@@ -3,6 +3,7 @@ package pubindex
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -24,6 +25,7 @@ type segWriter struct {
 	last      []byte // the previous line
 	keys      []byte // the first key of every block written
 	entries   []byte
+	top       []byte   // the head's top level: every topStep-th block's first key, length-prefixed
 	hashes    []uint64 // one per distinct key
 	lines     uint64
 	distinct  uint64
@@ -92,6 +94,10 @@ func (w *segWriter) flush() error {
 		return fmt.Errorf("public index: write %s: %w", w.path, err)
 	}
 	w.off += uint64(len(w.comp))
+	if w.blockMade%topStep == 0 {
+		w.top = binary.LittleEndian.AppendUint16(w.top, uint16(len(w.blockKey)))
+		w.top = append(w.top, w.blockKey...)
+	}
 	w.keys = append(w.keys, w.blockKey...)
 	var eb [entrySize]byte
 	e.put(eb[:])
@@ -102,8 +108,9 @@ func (w *segWriter) flush() error {
 	return nil
 }
 
-// finish writes the filter, keys, entries and footer, syncs and closes the file, and returns
-// what the manifest records of it.
+// finish writes the table (filter, first keys, entries), the head (top-level keys, the
+// table's chunk checksums) and the footer, syncs and closes the file, and returns what the
+// manifest records of it.
 func (w *segWriter) finish() (SegmentInfo, error) {
 	if err := w.flush(); err != nil {
 		w.abort()
@@ -116,17 +123,21 @@ func (w *segWriter) finish() (SegmentInfo, error) {
 		bloomAdd(bloom, ft.bloomBlocks, h)
 	}
 	ft.keysOff = w.off + uint64(len(bloom))
-	crc := crc32.New(castagnoli)
+	var chunks chunker
 	for _, b := range [][]byte{bloom, w.keys, w.entries} {
-		crc.Write(b)
+		chunks.write(b)
 		if _, err := w.bw.Write(b); err != nil {
 			w.abort()
 			return SegmentInfo{}, fmt.Errorf("public index: write %s: %w", w.path, err)
 		}
 	}
-	ft.metaCRC = crc.Sum32()
-	fb := ft.encode()
-	if _, err := w.bw.Write(fb); err != nil {
+	ft.topOff = ft.keysOff + uint64(len(w.keys)+len(w.entries))
+	head := w.top
+	for _, c := range chunks.sums() {
+		head = binary.LittleEndian.AppendUint32(head, c)
+	}
+	ft.headCRC = crc32.Checksum(head, castagnoli)
+	if _, err := w.bw.Write(append(head, ft.encode()...)); err != nil {
 		w.abort()
 		return SegmentInfo{}, fmt.Errorf("public index: write %s: %w", w.path, err)
 	}
@@ -134,12 +145,39 @@ func (w *segWriter) finish() (SegmentInfo, error) {
 		w.abort()
 		return SegmentInfo{}, fmt.Errorf("public index: write %s: %w", w.path, err)
 	}
-	size := ft.keysOff + uint64(len(w.keys)+len(w.entries)+footerSize)
+	size := ft.topOff + uint64(len(head)+footerSize)
 	if err := durable.SyncClose(w.f); err != nil {
 		os.Remove(w.path)
 		return SegmentInfo{}, fmt.Errorf("public index: %w", err)
 	}
 	return SegmentInfo{Size: int64(size), Lines: int64(w.lines), Check: ft.crc}, nil
+}
+
+// chunker computes the CRC-32C of every chunkSize bytes of what is written to it.
+type chunker struct {
+	done []uint32
+	cur  uint32
+	n    int // bytes in the current chunk
+}
+
+func (c *chunker) write(b []byte) {
+	for len(b) > 0 {
+		k := min(len(b), chunkSize-c.n)
+		c.cur = crc32.Update(c.cur, castagnoli, b[:k])
+		c.n += k
+		b = b[k:]
+		if c.n == chunkSize {
+			c.done, c.cur, c.n = append(c.done, c.cur), 0, 0
+		}
+	}
+}
+
+// sums returns the checksum of every chunk, the last one partial.
+func (c *chunker) sums() []uint32 {
+	if c.n > 0 {
+		return append(c.done, c.cur)
+	}
+	return c.done
 }
 
 // abort closes and deletes the file.
