@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/store"
+	bolt "go.etcd.io/bbolt"
 )
 
 func TestSealFailures(t *testing.T) {
@@ -121,4 +122,85 @@ func TestSealerBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkingArchive checks, as each group reaches the store, that the frontier already holds
+// its pages as being sealed and the URLs they found: what a kill at that point relies on.
+type checkingArchive struct {
+	fakeArchive
+	fr     *frontier
+	mu2    sync.Mutex
+	faults []string
+}
+
+func (a *checkingArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error) {
+	a.fr.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketURLs)
+		for _, c := range caps {
+			v := b.Get([]byte(c.URL))
+			if v == nil {
+				a.fault(c.URL + ": not in the frontier when sealed")
+				continue
+			}
+			if _, st, _ := decodeItem([]byte(c.URL), v); st != sealing {
+				a.fault(fmt.Sprintf("%s: state %d when sealed, want sealing", c.URL, st))
+			}
+			if b.Get([]byte(c.URL+"/found")) == nil {
+				a.fault(c.URL + ": its found URL is not in the frontier when sealed")
+			}
+		}
+		return nil
+	})
+	time.Sleep(time.Millisecond) // let the next group be recorded meanwhile
+	return a.fakeArchive.Seal(ctx, caps)
+}
+
+func (a *checkingArchive) fault(s string) {
+	a.mu2.Lock()
+	a.faults = append(a.faults, s)
+	a.mu2.Unlock()
+}
+
+func TestSealerRecordsBeforeSealing(t *testing.T) {
+	t.Parallel()
+	fr, _, err := openFrontier(filepath.Join(t.TempDir(), "frontier.db"), []string{"http://a.example/"}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.close()
+	a := &checkingArchive{fr: fr}
+	s := newSealer(a, fr, slog.New(slog.DiscardHandler))
+	go s.run()
+	const n = 3 * maxSealBatch
+	var wg sync.WaitGroup
+	for i := range n {
+		u := fmt.Sprintf("http://a.example/%d", i)
+		wg.Add(1)
+		s.submit(&sealJob{caps: []store.Capture{{URL: u, Request: []byte("GET"), Response: []byte("HTTP/1.1 200 OK\r\n\r\n")}},
+			mark: &urlChange{Item: item{URL: u}, State: done, Found: []item{{URL: u + "/found", Depth: 1}}},
+			done: func(_ []store.Entry, err error) {
+				if err != nil {
+					t.Error(err)
+				}
+				wg.Done()
+			}})
+	}
+	wg.Wait()
+	s.close()
+	for _, f := range a.faults {
+		t.Error(f)
+	}
+	if got := len(a.sealed()); got != n {
+		t.Fatalf("sealed %d, want %d", got, n)
+	}
+	// Closed: every sealed page is recorded done.
+	fr.db.View(func(tx *bolt.Tx) error {
+		for i := range n {
+			u := fmt.Sprintf("http://a.example/%d", i)
+			if _, st, _ := decodeItem([]byte(u), tx.Bucket(bucketURLs).Get([]byte(u))); st != done {
+				t.Errorf("%s: state %d after close, want done", u, st)
+			}
+		}
+		return nil
+	})
 }
