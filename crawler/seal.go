@@ -10,15 +10,19 @@ import (
 	"github.com/archivectl/archivectl/store"
 )
 
-// Bounds of the sealer: jobs and bytes committed together, jobs waiting, and bytes held,
-// queued, being recorded or being sealed (a job is let in alone when it is bigger than the
-// whole budget). The budget is three batches: one sealed, one recorded in the frontier
-// meanwhile, one filling. It bounds the crawl's memory, since the store holds a few copies
-// of each capture's bytes while it seals them.
+// Bounds of the sealer. A group closes at maxSealBatch captures, or once it holds
+// maxSealBatchBytes of them, or at maxSealBatchJobs jobs in all: the others
+// are frontier marks without a capture (a disallowed URL, say), cheap to hold and to record.
+// The sealer holds at most three groups' worth of captures, counted and in bytes (one group
+// sealed, one recorded in the frontier meanwhile, one filling), and maxSealQueue jobs waiting.
+// This bounds the crawl's memory, since the store holds a few copies of each capture's bytes
+// while it seals them; captures wait while the sealer is full, marks only while the queue is.
 const (
-	maxSealBatch      = 256
+	maxSealBatch      = 192
 	maxSealBatchBytes = 4 << 20
-	maxSealQueue      = 256
+	maxSealBatchJobs  = 4 * maxSealBatch
+	maxSealQueue      = maxSealBatchJobs
+	maxSealHeld       = 3 * maxSealBatch
 	maxSealBudget     = 3 * maxSealBatchBytes
 )
 
@@ -47,7 +51,8 @@ type sealer struct {
 
 	mu      sync.Mutex
 	room    *sync.Cond
-	pending int64       // response bytes submitted and not yet committed
+	pending int64       // capture bytes submitted and not yet committed
+	held    int         // captures submitted and not yet committed
 	settled []urlChange // done marks not yet written to the frontier
 }
 
@@ -74,27 +79,37 @@ func (j *sealJob) size() int64 {
 	return n
 }
 
-// submit hands j to the sealer without waiting for it to be sealed; it waits while the sealer
-// holds maxSealQueue jobs or maxSealBudget bytes, which bounds memory.
+// submit hands j to the sealer without waiting for it to be sealed; a job with captures waits
+// while the sealer holds maxSealHeld captures or maxSealBudget bytes (unless it holds none),
+// any job while maxSealQueue wait. This bounds memory.
 func (s *sealer) submit(j *sealJob) {
-	n := j.size()
-	s.mu.Lock()
-	for s.pending > 0 && s.pending+n > maxSealBudget {
-		s.room.Wait()
+	n, k := j.size(), len(j.caps)
+	if k > 0 {
+		s.mu.Lock()
+		for s.held > 0 && (s.pending+n > maxSealBudget || s.held+k > maxSealHeld) {
+			s.room.Wait()
+		}
+		s.pending += n
+		s.held += k
+		s.mu.Unlock()
 	}
-	s.pending += n
-	s.mu.Unlock()
 	s.jobs <- j
 }
 
 // refund returns the budget of committed jobs.
 func (s *sealer) refund(batch []*sealJob) {
 	var n int64
+	var k int
 	for _, j := range batch {
 		n += j.size()
+		k += len(j.caps)
+	}
+	if k == 0 {
+		return
 	}
 	s.mu.Lock()
 	s.pending -= n
+	s.held -= k
 	s.mu.Unlock()
 	s.room.Broadcast()
 }
@@ -132,15 +147,15 @@ func (s *sealer) run() {
 		if !ok {
 			break
 		}
-		batch, size := []*sealJob{j}, j.size()
+		batch, size, caps := []*sealJob{j}, j.size(), len(j.caps)
 	more:
-		for len(batch) < maxSealBatch && size < maxSealBatchBytes {
+		for len(batch) < maxSealBatchJobs && caps < maxSealBatch && size < maxSealBatchBytes {
 			select {
 			case j, ok := <-s.jobs:
 				if !ok {
 					break more
 				}
-				batch, size = append(batch, j), size+j.size()
+				batch, size, caps = append(batch, j), size+j.size(), caps+len(j.caps)
 			default:
 				break more
 			}

@@ -58,9 +58,9 @@ func TestSealFailures(t *testing.T) {
 type slowArchive struct {
 	fakeArchive
 	pause             time.Duration
-	maxCaps           int
-	maxBytes, maxHeld int64
-	held              func() int64
+	maxCaps, maxHeld  int
+	maxBytes, maxSize int64
+	held              func() (int, int64)
 }
 
 func (a *slowArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error) {
@@ -68,25 +68,31 @@ func (a *slowArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.E
 	for _, c := range caps {
 		n += int64(len(c.Request) + len(c.Response))
 	}
+	held, size := a.held()
 	a.mu.Lock()
-	a.maxCaps, a.maxBytes, a.maxHeld = max(a.maxCaps, len(caps)), max(a.maxBytes, n), max(a.maxHeld, a.held())
+	a.maxCaps, a.maxBytes = max(a.maxCaps, len(caps)), max(a.maxBytes, n)
+	a.maxHeld, a.maxSize = max(a.maxHeld, held), max(a.maxSize, size)
 	a.mu.Unlock()
 	time.Sleep(a.pause)
 	return a.fakeArchive.Seal(ctx, caps)
 }
 
-// TestSealerBounds: however fast captures come, a group holds at most maxSealBatch jobs and
-// about maxSealBatchBytes, and the sealer at most maxSealBudget bytes.
+// TestSealerBounds: however fast captures come, a group holds at most maxSealBatch captures
+// and about maxSealBatchBytes, and the sealer at most maxSealHeld captures and maxSealBudget
+// bytes; marks without a capture do not make the groups smaller.
 func TestSealerBounds(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name string
-		size int // response bytes a capture
-		n    int
+		name  string
+		size  int // response bytes a capture
+		n     int
+		marks int // marks without a capture after each capture
+		full  bool
 	}{
-		{"small pages: bounded by jobs", 4 << 10, 3 * maxSealBatch},
-		{"large pages: bounded by bytes", 256 << 10, 3 * maxSealBatchBytes / (256 << 10)},
-		{"a page above the whole budget goes alone", maxSealBudget + 1, 3},
+		{"small pages: bounded by count", 4 << 10, 4 * maxSealBatch, 0, true},
+		{"small pages and marks: bounded by count", 4 << 10, 4 * maxSealBatch, 2, true},
+		{"large pages: bounded by bytes", 256 << 10, 3 * maxSealBatchBytes / (256 << 10), 1, false},
+		{"a page above the whole budget goes alone", maxSealBudget + 1, 3, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -98,15 +104,19 @@ func TestSealerBounds(t *testing.T) {
 			defer fr.close()
 			a := &slowArchive{pause: 20 * time.Millisecond}
 			s := newSealer(a, fr, slog.New(slog.DiscardHandler))
-			a.held = func() int64 { s.mu.Lock(); defer s.mu.Unlock(); return s.pending }
+			a.held = func() (int, int64) { s.mu.Lock(); defer s.mu.Unlock(); return s.held, s.pending }
 			go s.run()
 			body := bytes.Repeat([]byte("x"), tc.size)
 			var wg sync.WaitGroup
 			for i := range tc.n {
-				wg.Add(1)
+				wg.Add(1 + tc.marks)
 				u := fmt.Sprintf("http://a.example/%d", i)
 				s.submit(&sealJob{caps: []store.Capture{{URL: u, Request: []byte("GET"), Response: body}},
 					mark: &urlChange{Item: item{URL: u}, State: done}, done: func([]store.Entry, error) { wg.Done() }})
+				for m := range tc.marks {
+					s.submit(&sealJob{mark: &urlChange{Item: item{URL: fmt.Sprintf("%s/private/%d", u, m)}, State: skipped},
+						done: func([]store.Entry, error) { wg.Done() }})
+				}
 			}
 			wg.Wait()
 			s.close()
@@ -117,8 +127,11 @@ func TestSealerBounds(t *testing.T) {
 			if a.maxCaps > maxSealBatch || a.maxBytes > max(maxSealBatchBytes+one, one) {
 				t.Errorf("largest group: %d captures, %d bytes; bounds %d and %d", a.maxCaps, a.maxBytes, maxSealBatch, maxSealBatchBytes)
 			}
-			if a.maxHeld > max(maxSealBudget, one) {
-				t.Errorf("held %d bytes, above the budget %d", a.maxHeld, maxSealBudget)
+			if a.maxSize > max(maxSealBudget, one) || a.maxHeld > maxSealHeld {
+				t.Errorf("held %d captures, %d bytes; bounds %d and %d", a.maxHeld, a.maxSize, maxSealHeld, maxSealBudget)
+			}
+			if tc.full && a.maxCaps < maxSealBatch {
+				t.Errorf("largest group %d captures: groups do not fill up to %d", a.maxCaps, maxSealBatch)
 			}
 		})
 	}
