@@ -39,6 +39,7 @@ const year = 365 * 24 * time.Hour
 // Summary is bench.json.
 type Summary struct {
 	Captures     int       `json:"captures"`
+	ResumedAt    int       `json:"resumed_at,omitempty"` // captures sealed by an interrupted build; the times cover the rest
 	Revisits     int       `json:"revisits"`
 	Released     int       `json:"released"`
 	Tombstoned   int       `json:"tombstoned"`
@@ -58,12 +59,16 @@ func main() {
 	due := flag.Int("due", 1000, "tombstoned captures due at bench.json's now")
 	seed := flag.Uint64("seed", 1, "random seed")
 	every := flag.Duration("every", 24*time.Hour, "time between two simulated release passes")
+	resume := flag.Bool("resume", false, "continue a build that was interrupted (same -n, -seed and -every)")
 	flag.Parse()
 	if *out == "" || *n < *due || *batch < 1 || *every <= 0 {
-		log.Fatal("usage: gen -n N -out DIR [-batch B] [-due D] [-seed S] [-every D]")
+		log.Fatal("usage: gen -n N -out DIR [-batch B] [-due D] [-seed S] [-every D] [-resume]")
 	}
-	if _, err := os.Stat(*out); err == nil {
-		log.Fatalf("%s exists; remove it first", *out)
+	if _, err := os.Stat(*out); err == nil && !*resume {
+		log.Fatalf("%s exists; remove it first, or continue it with -resume", *out)
+	}
+	if _, err := os.Stat(filepath.Join(*out, "bench.json")); err == nil {
+		log.Fatalf("%s is complete", *out)
 	}
 	if p := os.Getenv("GEN_CPUPROFILE"); p != "" {
 		f, _ := os.Create(p)
@@ -92,16 +97,34 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 		return Summary{}, err
 	}
 	sum := Summary{Captures: n, LastPass: start.Add(year), Due: due}
+	ix := s.Index()
+	nextPass := start.Add(every)
+	c, err := ix.Counts(start)
+	if err != nil {
+		return sum, err
+	}
+	done := c.Sealed + c.Tombstoned + c.Released
+	if done > 0 {
+		// An interrupted build: make its captures again without sealing them, catch its passes up.
+		sum.ResumedAt = done
+		for range done {
+			clock = g.next().Time
+		}
+		last := start
+		for !nextPass.After(clock) {
+			last, nextPass = nextPass, nextPass.Add(every)
+		}
+		if err := pass(ix, last); err != nil {
+			return sum, err
+		}
+	}
 	batches := make(chan []store.Capture, 2)
 	go func() {
 		defer close(batches)
-		for i := 0; i < n; i += batchSize {
+		for i := done; i < n; i += batchSize {
 			batches <- g.batch(min(batchSize, n-i))
 		}
 	}()
-	ix := s.Index()
-	nextPass := start.Add(every)
-	done := 0
 	for caps := range batches {
 		clock = caps[len(caps)-1].Time
 		es, err := s.Seal(context.Background(), caps)
@@ -119,6 +142,10 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 			}
 		}
 		done += len(es)
+		if stopAfter > 0 && done >= stopAfter {
+			s.Close()
+			return sum, errStopped
+		}
 		if done%(10*batchSize) < batchSize || done == n {
 			fmt.Fprintf(os.Stderr, "%d of %d captures sealed, %s\n", done, n, time.Since(began).Round(time.Second))
 		}
@@ -134,11 +161,21 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 	if err := s.Close(); err != nil {
 		return sum, err
 	}
-	c, err := ix.Counts(sum.LastPass)
-	if err != nil {
+	if c, err = ix.Counts(sum.LastPass); err != nil {
 		return sum, err
 	}
 	sum.Released, sum.Tombstoned = c.Released, c.Tombstoned
+	if sum.ResumedAt > 0 {
+		sum.Revisits = 0
+		if err := ix.Each(func(e store.Entry) error {
+			if e.Revisit {
+				sum.Revisits++
+			}
+			return nil
+		}); err != nil {
+			return sum, err
+		}
+	}
 	if sum.Now, sum.Due, err = dueAfter(ix, due); err != nil {
 		return sum, err
 	}
@@ -155,6 +192,11 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 	}
 	return sum, nil
 }
+
+// stopAfter, when set (by tests), interrupts a build once it has sealed that many captures.
+var stopAfter int
+
+var errStopped = errors.New("stopped")
 
 // passBatch is how many captures one simulated commit marks, as a release pass's commits do.
 const passBatch = 10000

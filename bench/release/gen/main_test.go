@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -47,5 +50,48 @@ func TestBuild(t *testing.T) {
 	}
 	if got := count(sum.Now.Add(-time.Nanosecond)); got != due-1 {
 		t.Errorf("%d due just before %s, want %d", got, sum.Now, due-1)
+	}
+}
+
+// TestResume interrupts a build and resumes it: the archive holds the same captures in the same
+// states as one built without interruption.
+func TestResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seals a few thousand captures")
+	}
+	const n, batch, due, every = 3000, 500, 10, 30 * 24 * time.Hour
+	whole, parts := filepath.Join(t.TempDir(), "whole"), filepath.Join(t.TempDir(), "parts")
+	want, err := build(whole, n, batch, due, 3, every)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAfter = 1500
+	if _, err := build(parts, n, batch, due, 3, every); !errors.Is(err, errStopped) {
+		t.Fatalf("the interrupted build: %v", err)
+	}
+	stopAfter = 0
+	got, err := build(parts, n, batch, due, 3, every)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ResumedAt != 1500 || got.Now != want.Now || got.Released != want.Released || got.Revisits != want.Revisits {
+		t.Errorf("resumed %+v, uninterrupted %+v", got, want)
+	}
+	facts := func(dir string) map[string]string {
+		ix, err := store.OpenIndex(layout.Index(dir), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		if err := ix.Each(func(e store.Entry) error {
+			m[e.URL+" "+e.Time.String()] = fmt.Sprint(e.State, e.ReleaseAt, e.Revisit, e.PayloadDigest)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if a, b := facts(whole), facts(parts); !reflect.DeepEqual(a, b) {
+		t.Errorf("the resumed archive differs: %d and %d captures", len(a), len(b))
 	}
 }
