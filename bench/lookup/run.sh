@@ -29,7 +29,7 @@ CONNS=${CONNS:-32}
 THREADS=${THREADS:-2}
 PORT=${PORT:-18080}
 OUT=${OUT:-bench/out/lookup}
-BASE=${BASE-98018c7} # the last commit whose lookup loads every CDXJ line into memory
+BASE=${BASE-19d4e6d} # the last commit whose lookup loads every CDXJ line into memory (and reads the current CDXJ form)
 
 if ! command -v wrk >/dev/null; then
 	echo "installing wrk (Debian)"; apt-get install -y -qq wrk >/dev/null
