@@ -59,7 +59,8 @@ func TestCrawlRequisitesEmbargoedByTheirOrigin(t *testing.T) {
 	if !strings.Contains(r.stdout, "requisites   2\n") {
 		t.Errorf("summary does not count 2 requisites:\n%s", r.stdout)
 	}
-	want := map[string][]string{"a": {"/robots.txt", "/"}, "b": {"/robots.txt", "/style.css", "/img.png"}, "c": {"/robots.txt"}}
+	// a's /sitemap.xml (404) is read by default; b and c are requisite origins: none read there.
+	want := map[string][]string{"a": {"/robots.txt", "/", "/sitemap.xml"}, "b": {"/robots.txt", "/style.css", "/img.png"}, "c": {"/robots.txt"}}
 	for name, o := range map[string]*crawlertest.Server{"a": a, "b": b, "c": c} {
 		got := o.Paths()
 		if len(got) == 0 || got[0] != "/robots.txt" || !slices.Equal(sortedStrings(got), sortedStrings(want[name])) {
@@ -165,7 +166,7 @@ func TestCrawlScopeDomainSitemapAndHeader(t *testing.T) {
 	}
 	want := map[string][]string{
 		"www":   {"/", "/hidden", "/long", "/robots.txt", "/short", "/sitemap.xml"},
-		"news":  {"/", "/robots.txt"},
+		"news":  {"/", "/robots.txt", "/sitemap.xml"}, // read by default, 404: not archived
 		"other": nil,
 	}
 	for name, o := range map[string]*crawlertest.Server{"www": www, "news": news, "other": other} {
