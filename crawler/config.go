@@ -19,7 +19,7 @@ const (
 )
 
 // DefaultSitemaps is the sitemap mode of a crawl that sets none.
-const DefaultSitemaps = SitemapsRobots
+const DefaultSitemaps = SitemapsAll
 
 // ParseSitemapMode reads a sitemap mode; "" is DefaultSitemaps.
 func ParseSitemapMode(s string) (SitemapMode, error) {

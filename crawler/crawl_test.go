@@ -60,9 +60,9 @@ func TestCrawlPoliteAndRobots(t *testing.T) {
 		}
 	}
 	wantPaths := map[string][]string{
-		"a": {"/robots.txt", "/", "/usage", "/news", "/style.css"},   // /private* never requested
-		"b": {"/robots.txt", "/", "/open", "/private/x", "/img.png"}, // 404: everything allowed
-		"c": {"/robots.txt"},                                         // 503: nothing allowed
+		"a": {"/robots.txt", "/", "/usage", "/news", "/style.css", "/sitemap.xml"},   // /private* never requested
+		"b": {"/robots.txt", "/", "/open", "/private/x", "/img.png", "/sitemap.xml"}, // 404: everything allowed
+		"c": {"/robots.txt"},                                                         // 503: nothing allowed, /sitemap.xml not even queued
 	}
 	for name, o := range map[string]*crawlertest.Server{"a": a, "b": b, "c": c} {
 		got := o.Paths()
@@ -102,6 +102,10 @@ func TestCrawlPoliteAndRobots(t *testing.T) {
 			t.Errorf("b%s: %+v, want one capture without embargo, decided by the 404 robots.txt", p, cs)
 		}
 	}
+	// a's and b's /sitemap.xml answer 404: requested, neither archived nor counted; c's is disallowed, never queued.
+	if len(caps[a.URL+"/sitemap.xml"])+len(caps[b.URL+"/sitemap.xml"]) != 0 {
+		t.Errorf("a 404 /sitemap.xml is archived")
+	}
 	if sum.Pages != 8 || sum.Disallowed != 3 || sum.Robots != 3 || sum.Embargoed[embargo.Quarter] != 4 || len(sum.Errors) != 0 {
 		t.Errorf("summary %+v, want 8 pages, 3 disallowed, 3 robots.txt, 4 under a quarter's embargo", sum)
 	}
@@ -132,8 +136,8 @@ func TestCrawlDelays(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPolite(t, "crawl-delay 0.4", slow, 400*time.Millisecond)
-	if got := slow.Paths(); len(got) != 4 {
-		t.Errorf("crawl-delay origin: requested %v, want robots.txt and 3 pages", got)
+	if got := slow.Paths(); len(got) != 5 || got[0] != "/robots.txt" || !slices.Contains(got, "/sitemap.xml") {
+		t.Errorf("crawl-delay origin: requested %v, want robots.txt, 3 pages and /sitemap.xml", got)
 	}
 	if got := greedy.Paths(); !slices.Equal(got, []string{"/robots.txt"}) {
 		t.Errorf("origin over the ceiling: requested %v, want only /robots.txt", got)
@@ -141,12 +145,12 @@ func TestCrawlDelays(t *testing.T) {
 	if !strings.Contains(log, `level=WARN msg="origin skipped: its robots.txt Crawl-delay is above the ceiling; raise crawl.max_delay to crawl it" origin=`+greedy.URL) {
 		t.Errorf("no log line for the skipped origin:\n%s", log)
 	}
-	if sum.Skipped != 1 || sum.SkippedOrigins != 1 {
-		t.Errorf("summary skipped %d URLs of %d origins, want 1 of 1", sum.Skipped, sum.SkippedOrigins)
+	if sum.Skipped != 2 || sum.SkippedOrigins != 1 {
+		t.Errorf("summary skipped %d URLs of %d origins, want 2 (its seed and /sitemap.xml) of 1", sum.Skipped, sum.SkippedOrigins)
 	}
 	hits := busy.Log()
-	if len(hits) != 3 || hits[1].Path != "/" || hits[2].Path != "/" {
-		t.Fatalf("Retry-After origin: %v, want robots.txt, / (429) and / again", busy.Paths())
+	if len(hits) != 4 || hits[1].Path != "/" || hits[2].Path != "/" || hits[3].Path != "/sitemap.xml" {
+		t.Fatalf("Retry-After origin: %v, want robots.txt, / (429), / again, then /sitemap.xml", busy.Paths())
 	}
 	if d := hits[2].Start.Sub(hits[1].End); d < time.Second {
 		t.Errorf("retried %v after a 429 with Retry-After: 1", d)

@@ -22,8 +22,8 @@ func TestLimits(t *testing.T) {
 		maxPages int
 		want     []string // paths requested, robots.txt aside, sorted
 	}{
-		{"no limit", 0, 0, []string{"/", "/a", "/b", "/c", "/r/0", "/r/1", "/r/10", "/r/2", "/r/3", "/r/4", "/r/5", "/r/6", "/r/7", "/r/8", "/r/9"}},
-		{"depth 1: the seed and its links; redirects keep their depth", 1, 0, []string{"/", "/a", "/r/0", "/r/1", "/r/10", "/r/2", "/r/3", "/r/4", "/r/5", "/r/6", "/r/7", "/r/8", "/r/9"}},
+		{"no limit", 0, 0, []string{"/", "/a", "/b", "/c", "/r/0", "/r/1", "/r/10", "/r/2", "/r/3", "/r/4", "/r/5", "/r/6", "/r/7", "/r/8", "/r/9", "/sitemap.xml"}},
+		{"depth 1: the seed and its links; redirects keep their depth", 1, 0, []string{"/", "/a", "/r/0", "/r/1", "/r/10", "/r/2", "/r/3", "/r/4", "/r/5", "/r/6", "/r/7", "/r/8", "/r/9", "/sitemap.xml"}},
 		{"two pages", 0, 2, []string{"/", "/a"}},
 	}
 	for _, tc := range tests {

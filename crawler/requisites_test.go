@@ -49,7 +49,7 @@ func TestCrawlRequisitesAcrossOrigins(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := map[string][]string{
-				"a": {"/robots.txt", "/", "/local.png"},
+				"a": {"/robots.txt", "/", "/local.png", "/sitemap.xml"}, // a requisite origin's /sitemap.xml is never read
 				"b": {"/robots.txt", "/style.css", "/img.png", "/bg.png"},
 				"c": {"/robots.txt"},
 				"d": {"/robots.txt"},

@@ -47,7 +47,7 @@ func TestRobotsRefetchedWhenExpired(t *testing.T) {
 		return clock
 	}
 	arch := &fakeArchive{}
-	sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/"), Now: now}, arch)
+	sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/"), Now: now, Sitemaps: SitemapsRobots}, arch)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,12 +41,12 @@ func TestCrawlScopes(t *testing.T) {
 		want    map[*crawlertest.Server][]string
 	}{
 		{"domain", Seed{URL: mustCanonical(t, wwwURL+"/"), Scope: ScopeDomain}, nil, map[*crawlertest.Server][]string{
-			www: {"/", "/docs/a", "/docs/b", "/robots.txt", "/x.pdf"}, news: {"/", "/robots.txt"}, bare: {"/", "/robots.txt"},
+			www: {"/", "/docs/a", "/docs/b", "/robots.txt", "/sitemap.xml", "/x.pdf"}, news: {"/", "/robots.txt", "/sitemap.xml"}, bare: {"/", "/robots.txt", "/sitemap.xml"},
 			other: {"/img.png", "/robots.txt", "/skip.pdf"}}},
 		{"prefix with exclude", Seed{URL: mustCanonical(t, wwwURL+"/docs/a"), Scope: ScopePrefix}, []string{"*.pdf$"}, map[*crawlertest.Server][]string{
-			www: {"/docs/a", "/docs/b", "/robots.txt"}}},
+			www: {"/docs/a", "/docs/b", "/robots.txt", "/sitemap.xml"}}}, // the sitemap file need not be in the prefix, its pages must
 		{"origin with exclude", Seed{URL: mustCanonical(t, wwwURL+"/")}, []string{"/x.pdf", "*.pdf$"}, map[*crawlertest.Server][]string{
-			www: {"/", "/docs/a", "/docs/b", "/robots.txt"}, other: {"/img.png", "/robots.txt"}}},
+			www: {"/", "/docs/a", "/docs/b", "/robots.txt", "/sitemap.xml"}, other: {"/img.png", "/robots.txt"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,7 +38,7 @@ func TestSealFailures(t *testing.T) {
 				}
 			}))
 			a := &fakeArchive{failing: "bad"}
-			sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/")}, a)
+			sum, _, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/"), Sitemaps: SitemapsRobots}, a)
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Fatalf("err = %v, want %q", err, tc.wantErr)
 			}

@@ -1,6 +1,7 @@
 package crawler
 
 import (
+	"net/http"
 	"net/url"
 
 	"github.com/archivectl/archivectl/crawler/robots"
@@ -15,7 +16,9 @@ const (
 
 // sitemapsOf returns, the first time a page of origin o is visited in this run, the sitemaps
 // to read for it: its robots.txt's Sitemap lines (on any origin: robots.txt may name a sitemap
-// kept elsewhere) and, in SitemapsAll mode, its /sitemap.xml. Only new ones are returned.
+// kept elsewhere) and, in SitemapsAll mode (the default), its /sitemap.xml. Only new ones are
+// returned. Each is then fetched as any URL of its origin: robots.txt first, only when it allows
+// the URL, with the origin's delay.
 func (c *Crawl) sitemapsOf(o *originState, r *robots.File) []item {
 	if o.sitemaps || c.cfg.Sitemaps == SitemapsOff {
 		return nil
@@ -34,7 +37,13 @@ func (c *Crawl) sitemapsOf(o *originState, r *robots.File) []item {
 		raws = raws[:maxRobotsSitemaps]
 	}
 	if c.cfg.Sitemaps == SitemapsAll {
-		raws = append(raws, "/sitemap.xml")
+		// Only where robots.txt allows it (checked again when it is fetched): a guess that is
+		// disallowed is not worth a line in the frontier nor a count in the summary.
+		if t, err := base.Parse(defaultSitemap); err == nil && r.Evaluate(c.cfg.Agent, t).Allowed {
+			raws = append(raws, defaultSitemap)
+		} else {
+			c.log.Debug("/sitemap.xml not read: robots.txt does not allow it", "origin", o.name)
+		}
 	}
 	var items []item
 	for _, raw := range raws {
@@ -50,6 +59,16 @@ func (c *Crawl) sitemapsOf(o *originState, r *robots.File) []item {
 		}
 	}
 	return c.sitemapBudget(c.owned(c.fr.claim(items)))
+}
+
+// defaultSitemap is the path of the sitemap SitemapsAll reads on every origin in the scope.
+const defaultSitemap = "/sitemap.xml"
+
+// noDefaultSitemap reports whether x is the answer of an origin that has no /sitemap.xml: anything
+// but 200 there is not archived (most origins have none, and their 404 is no evidence worth
+// keeping); a redirect is still followed.
+func noDefaultSitemap(u *url.URL, it item, x *exchange) bool {
+	return it.Kind == kindSitemap && x.Status != http.StatusOK && u.Path == defaultSitemap && u.RawQuery == ""
 }
 
 // sitemapBudget takes new items found through sitemaps: it drops the sitemap files that do not

@@ -82,6 +82,13 @@ func (c *Crawl) visit(o *originState, it item) {
 	if x.Truncated != "" {
 		c.log.Warn("response truncated", "url", it.URL, "reason", x.Truncated, "kept", len(x.Body))
 	}
+	if noDefaultSitemap(u, it, x) {
+		c.pages.Add(-1)
+		c.log.Debug("no sitemap at /sitemap.xml: not archived", "url", it.URL, "status", x.Status)
+		found, _, _ := c.follow(u, it, x) // a redirect's target
+		c.settle(it, skipped, found)
+		return
+	}
 	c.checkDates(it.URL, x)
 	found, reqs, links := c.follow(u, it, x)
 	found = append(found, maps...)

@@ -26,7 +26,7 @@ func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
 	return public.FormatLine(key, e.Time, public.CDXJ{
 		URL: e.URL, Mime: e.Mime, Status: e.Status, Digest: e.PayloadDigest,
 		Length: loc.Length, Offset: loc.Offset, Filename: path.Base(loc.File), Usage: e.Usage, UsageRobots: e.UsageRobots, UsageHeader: e.UsageHeader,
-		ReleaseAt: e.ReleaseAt.UTC().Format(time.RFC3339Nano), ID: e.ID, State: state,
+		ReleaseAt: e.ReleaseAt.UTC().Format(time.RFC3339Nano), EmbargoSource: e.EmbargoSource, ID: e.ID, State: state,
 		Time: e.Time.UTC().Format(time.RFC3339Nano), Headers: e.Headers, Revisit: e.Revisit, RefersTo: e.RefersTo,
 	})
 }

@@ -82,6 +82,7 @@ type Entry struct {
 	UsageHeader   []string       `json:"usage_header,omitempty"`
 	UsageRobots   []string       `json:"usage_robots,omitempty"`
 	Usage         []string       `json:"usage,omitempty"`
+	EmbargoSource string         `json:"embargo_source,omitempty"` // what set Period: "robots.txt", "header", or "" when not recorded
 	Request       Location       `json:"request"`
 	Response      Location       `json:"response"`
 	Metadata      Location       `json:"metadata"`

@@ -17,7 +17,8 @@ import (
 // in the bucket of its state, so the key carries the release time and the id and the bucket the
 // state. The value's layout is fixed; integers are unsigned varints (v) unless sized:
 //
-//	layout byte (entryLayout) · flags byte (flag*) · Status v · Period (zigzag varint) ·
+//	layout byte (entryLayout, or entryLayoutSource) · flags byte (flag*) · EmbargoSource (only
+//	in entryLayoutSource: a source* byte, with sourceOther then s) · Status v · Period (zigzag varint) ·
 //	Time (12-byte timeKey) · FirstSeen (timeKey; absent with flagFirstSeenIsTime) ·
 //	sealed locations: with flagContiguous file v, response offset v, request, response and
 //	metadata lengths v (request ends where response starts, metadata starts where it ends);
@@ -32,6 +33,21 @@ import (
 // where s is a length v and bytes, d a digest (digest*: tag byte, then 32 or 20 raw bytes, or
 // a string s), id an idKey with its length v, and file v a number of the names bucket (0: none).
 const entryLayout = 2
+
+// entryLayoutSource is entryLayout with the EmbargoSource byte after the flags: the layout of an
+// entry whose source is known. An entry of entryLayout (written before, or with no source
+// recorded) reads with EmbargoSource "".
+const entryLayoutSource = 3
+
+// EmbargoSource codes.
+const (
+	sourceOther  = 0 // any other value: a string s follows
+	sourceRobots = 1 // "robots.txt"
+	sourceHeader = 2 // "header"
+)
+
+// embargoSources are the values with a one-byte code, by code.
+var embargoSources = [...]string{sourceRobots: "robots.txt", sourceHeader: "header"}
 
 // The flags of an encoded entry.
 const (
@@ -231,7 +247,11 @@ func (c *codec) encode(dst []byte, e *Entry) ([]byte, error) {
 	if e.LastModified == lastModifiedOf(e.Headers) {
 		flags |= flagLastModifiedOfHeaders
 	}
-	dst = append(dst, entryLayout, flags)
+	if e.EmbargoSource == "" {
+		dst = append(dst, entryLayout, flags)
+	} else {
+		dst = appendSource(append(dst, entryLayoutSource, flags), e.EmbargoSource)
+	}
 	dst = binary.AppendUvarint(dst, uint64(e.Status))
 	dst = binary.AppendVarint(dst, int64(e.Period))
 	dst = append(dst, timeKey(e.Time)...)
@@ -300,6 +320,17 @@ func (c *codec) encode(dst []byte, e *Entry) ([]byte, error) {
 		}
 	}
 	return dst, nil
+}
+
+// appendSource appends the code of a known EmbargoSource.
+func appendSource(dst []byte, source string) []byte {
+	switch source {
+	case embargoSources[sourceRobots]:
+		return append(dst, sourceRobots)
+	case embargoSources[sourceHeader]:
+		return append(dst, sourceHeader)
+	}
+	return appendString(append(dst, sourceOther), source)
 }
 
 func appendString(dst []byte, s string) []byte {

@@ -53,6 +53,9 @@ func TestEntryRoundTrip(t *testing.T) {
 		{"scattered and missing locations", func(e *Entry) {
 			e.Request.File, e.Metadata = "other.warc.gz", Location{}
 		}, 0},
+		{"embargo set by the robots.txt rule", func(e *Entry) { e.EmbargoSource = "robots.txt" }, 126},
+		{"embargo set by the response header", func(e *Entry) { e.EmbargoSource = "header" }, 126},
+		{"embargo source of another name", func(e *Entry) { e.EmbargoSource = "elsewhere" }, 0},
 		{"a SURT that is not the URL's", func(e *Entry) { e.SURT = "com,example)/elsewhere" }, 0},
 		{"extreme times and values", func(e *Entry) {
 			e.Time, e.FirstSeen = time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
@@ -129,5 +132,55 @@ func TestIDKeyOrder(t *testing.T) {
 		if back, err := keyID(idKey(odd)); err != nil || back != odd {
 			t.Errorf("%q: back %q %v", odd, back, err)
 		}
+	}
+}
+
+func TestEntrySourceLayout(t *testing.T) {
+	t.Parallel()
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "index.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	e := Entry{ID: "<urn:uuid:0c55b306-fad5-4d96-832e-8a0d8a134790>", URL: "https://example.com/", SURT: "com,example)/",
+		Time: t0, FirstSeen: t0, ReleaseAt: t0, Status: 200}
+	if err := db.Update(func(tx *bolt.Tx) error {
+		if err := initBuckets(tx); err != nil {
+			return err
+		}
+		plain, err := newCodec(tx).encode(nil, &e)
+		if err != nil {
+			return err
+		}
+		e.EmbargoSource = "header"
+		withSource, err := newCodec(tx).encode(nil, &e)
+		if err != nil {
+			return err
+		}
+		if plain[0] != entryLayout || withSource[0] != entryLayoutSource || len(withSource) != len(plain)+1 {
+			t.Errorf("layouts %d (%d bytes) and %d (%d bytes), want %d and %d, one byte apart",
+				plain[0], len(plain), withSource[0], len(withSource), entryLayout, entryLayoutSource)
+		}
+		k := entryKey(e.ReleaseAt, e.ID)
+		for _, tc := range []struct {
+			name string
+			v    []byte
+			want string // "" with ok: decodes without a source
+			ok   bool
+		}{
+			{"layout 2 has no source", plain, "", true},
+			{"layout 3 with a code", withSource, "header", true},
+			{"unknown code", append([]byte{entryLayoutSource, plain[1], 9}, plain[2:]...), "", false},
+			{"empty other source", append([]byte{entryLayoutSource, plain[1], sourceOther, 0}, plain[2:]...), "", false},
+			{"layout 3 without its byte", append([]byte{entryLayoutSource}, plain[1:]...), "", false},
+		} {
+			got, err := newCodec(tx).decode(Sealed, k, tc.v)
+			if (err == nil) != tc.ok || (tc.ok && got.EmbargoSource != tc.want) {
+				t.Errorf("%s: source %q, err %v; want %q, ok %v", tc.name, got.EmbargoSource, err, tc.want, tc.ok)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -95,6 +95,23 @@ func (r *reader) digest() string {
 	return ""
 }
 
+// source reads a known EmbargoSource: its code, or sourceOther and a string.
+func (r *reader) source() string {
+	b := r.bytes(1)
+	switch {
+	case b == nil:
+		return ""
+	case b[0] == sourceRobots || b[0] == sourceHeader:
+		return embargoSources[b[0]]
+	case b[0] == sourceOther:
+		if s := r.str(); s != "" {
+			return s
+		}
+	}
+	r.fail() // an unknown code, or an empty string, which encode never writes
+	return ""
+}
+
 // decode rebuilds the entry stored under key k in the bucket of state.
 func (c *codec) decode(state CaptureState, k, v []byte) (Entry, error) {
 	e := Entry{State: state}
@@ -107,11 +124,14 @@ func (c *codec) decode(state CaptureState, k, v []byte) (Entry, error) {
 		return e, err
 	}
 	e.ID = id
-	if len(v) < 2 || v[0] != entryLayout {
+	if len(v) < 2 || (v[0] != entryLayout && v[0] != entryLayoutSource) {
 		return e, fmt.Errorf("index entry %s: %w (layout %x)", id, errCorrupt, v[:min(len(v), 1)])
 	}
 	flags := v[1]
 	r := &reader{b: v[2:]}
+	if v[0] == entryLayoutSource {
+		e.EmbargoSource = r.source()
+	}
 	e.Robots, e.Revisit = flags&flagRobots != 0, flags&flagRevisit != 0
 	e.Status = int(r.uvarint())
 	e.Period = embargo.Period(r.varint())

@@ -55,6 +55,13 @@ func TestMetadataProvenance(t *testing.T) {
 				f.SitemapLastmod != tc.want.SitemapLastmod || f.EmbargoSource != tc.want.EmbargoSource {
 				t.Errorf("facts %+v, want provenance %+v", f, tc.want)
 			}
+			ix, err := OpenIndex(filepath.Join(dir, layout.IndexFile), time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := ix.GetMany([]string{tc.entry.ID}); err != nil || got[tc.entry.ID].EmbargoSource != tc.want.EmbargoSource {
+				t.Errorf("index entry's embargo source %q (%v), want %q", got[tc.entry.ID].EmbargoSource, err, tc.want.EmbargoSource)
+			}
 			fs, err := warcfields.Parse(raw)
 			if err != nil {
 				t.Fatal(err)

@@ -109,6 +109,14 @@ func TestOldFormUpgrade(t *testing.T) {
 		if diff := entryDiff(b, a); len(diff) > 0 || a.State != b.State || a.Public != b.Public {
 			t.Errorf("%s: reindexed entry differs in %v (state %s→%s)", b.URL, diff, b.State, a.State)
 		}
+		// The schema 1 entries kept no embargo source; reindexing reads it from the metadata record.
+		want := ""
+		if a.URL == "http://127.0.0.1:8080/style.css" && !a.Revisit {
+			want = "robots.txt"
+		}
+		if b.EmbargoSource != "" || a.EmbargoSource != want {
+			t.Errorf("%s: embargo source %q upgraded, %q reindexed; want none, then robots.txt for the requisite only", a.URL, b.EmbargoSource, a.EmbargoSource)
+		}
 	}
 	if ps, err := Verify(ctx, dir); err != nil || len(ps) != 0 {
 		t.Errorf("verify after reindex: %v %v", ps, err)

@@ -110,7 +110,7 @@ func (r *rebuilder) finish() ([]Entry, []Problem) {
 		f := m.f
 		e.Request, e.Metadata = q, m.loc
 		e.Period, e.LastModified, e.FirstSeen, e.ReleaseAt, e.Robots = f.Period, f.LastModified, f.FirstSeen, f.ReleaseAt, f.Robots
-		e.UsageHeader, e.UsageRobots, e.Usage = f.UsageHeader, f.UsageRobots, f.Usage
+		e.UsageHeader, e.UsageRobots, e.Usage, e.EmbargoSource = f.UsageHeader, f.UsageRobots, f.Usage, f.EmbargoSource
 		out = append(out, *e)
 	}
 	for id, m := range r.metas {

@@ -199,6 +199,7 @@ func (s *Store) build(c Capture) (*sealing, error) {
 		Headers: head.Headers, PayloadDigest: p.resp.get(gowarc.WarcPayloadDigest),
 		Period: c.Period, FirstSeen: t, Robots: c.Robots,
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, State: Sealed,
+		EmbargoSource: c.EmbargoSource,
 	}
 	if c.Robots {
 		p.e.Period = embargo.None // robots.txt is evidence, never embargoed

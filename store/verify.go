@@ -195,9 +195,13 @@ func scanSealed(ctx context.Context, dir string, ends map[string]int64, rb *rebu
 }
 
 // entryDiff names the JSON fields in which an index entry and the entry rebuilt from its records differ
-// (the state and public location live only in the index).
+// (the state and public location live only in the index; an index written before it kept the
+// embargo source has none, which is no difference).
 func entryDiff(indexed, rebuilt Entry) []string {
 	indexed.State, indexed.Public = rebuilt.State, rebuilt.Public
+	if indexed.EmbargoSource == "" {
+		indexed.EmbargoSource = rebuilt.EmbargoSource
+	}
 	if len(indexed.Headers) == 0 && len(rebuilt.Headers) == 0 {
 		indexed.Headers, rebuilt.Headers = nil, nil // the index keeps no difference between none and empty
 	}

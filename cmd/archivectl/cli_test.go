@@ -308,6 +308,8 @@ func TestCrawlOutcomes(t *testing.T) {
 	site := func(robots int) string {
 		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch {
+			case r.URL.Path == "/sitemap.xml":
+				http.NotFound(w, r) // read by default; missing, it is not archived
 			case r.URL.Path != "/robots.txt":
 				w.Write([]byte("<html>a page</html>"))
 			case robots == http.StatusForbidden: // a robots.txt that disallows everything

@@ -42,7 +42,7 @@ type CrawlConfig struct {
 	Include       []string          `yaml:"include"`        // URL patterns (robots.txt syntax) of which a page must match one; none: every page
 	Exclude       []string          `yaml:"exclude"`        // URL patterns that no page nor requisite may match
 	NoRequisites  bool              `yaml:"no_requisites"`  // fetch no embedded resource outside the scope or the depth
-	Sitemaps      string            `yaml:"sitemaps"`       // robots, all or off
+	Sitemaps      string            `yaml:"sitemaps"`       // all (the default), robots or off
 	HeaderEmbargo bool              `yaml:"header_embargo"` // let an Archive-Embargo response field lengthen an embargo (a proposal)
 	Resolve       map[string]string `yaml:"resolve"`        // host name → IP address dialled without a lookup
 	Partition     string            `yaml:"partition"`      // K/N: crawl only the origins of partition K of N; "" all

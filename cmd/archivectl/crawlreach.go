@@ -14,7 +14,7 @@ import (
 // each defaulting to its key of the configuration.
 func reachFlags(fs *flagSet, cc *CrawlConfig) {
 	fs.stringKey(&cc.Scope, "scope", "crawl.scope", "scope of a seed line that names none: origin, host, domain or prefix")
-	fs.stringKey(&cc.Sitemaps, "sitemaps", "crawl.sitemaps", "sitemaps read: robots (robots.txt Sitemap lines), all (and /sitemap.xml) or off")
+	fs.stringKey(&cc.Sitemaps, "sitemaps", "crawl.sitemaps", "sitemaps read: all (robots.txt Sitemap lines and /sitemap.xml, the default), robots (the Sitemap lines only) or off")
 	fs.boolKey(&cc.NoRequisites, "no-requisites", "crawl.no_requisites", "fetch no embedded resource (image, stylesheet, font…) outside the scope or depth")
 	fs.boolKey(&cc.HeaderEmbargo, "header-embargo", "crawl.header_embargo", "let an Archive-Embargo response field lengthen a capture's embargo (a proposal, not the -00 draft)")
 	fs.listKey(&cc.Include, "include", "crawl.include", "URL pattern (robots.txt syntax: /news/*, *.pdf$, https://host/path) a page must match; repeatable, replaces crawl.include")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,7 +59,8 @@ func TestCrawlRequisitesEmbargoedByTheirOrigin(t *testing.T) {
 	if !strings.Contains(r.stdout, "requisites   2\n") {
 		t.Errorf("summary does not count 2 requisites:\n%s", r.stdout)
 	}
-	want := map[string][]string{"a": {"/robots.txt", "/"}, "b": {"/robots.txt", "/style.css", "/img.png"}, "c": {"/robots.txt"}}
+	// a's /sitemap.xml (404) is read by default; b and c are requisite origins: none read there.
+	want := map[string][]string{"a": {"/robots.txt", "/", "/sitemap.xml"}, "b": {"/robots.txt", "/style.css", "/img.png"}, "c": {"/robots.txt"}}
 	for name, o := range map[string]*crawlertest.Server{"a": a, "b": b, "c": c} {
 		got := o.Paths()
 		if len(got) == 0 || got[0] != "/robots.txt" || !slices.Equal(sortedStrings(got), sortedStrings(want[name])) {
@@ -164,7 +166,7 @@ func TestCrawlScopeDomainSitemapAndHeader(t *testing.T) {
 	}
 	want := map[string][]string{
 		"www":   {"/", "/hidden", "/long", "/robots.txt", "/short", "/sitemap.xml"},
-		"news":  {"/", "/robots.txt"},
+		"news":  {"/", "/robots.txt", "/sitemap.xml"}, // read by default, 404: not archived
 		"other": nil,
 	}
 	for name, o := range map[string]*crawlertest.Server{"www": www, "news": news, "other": other} {
@@ -191,6 +193,35 @@ func TestCrawlScopeDomainSitemapAndHeader(t *testing.T) {
 		if got := cs[0].entry.ReleaseAt.Sub(cs[0].entry.Time); got != time.Duration(w.days)*24*time.Hour {
 			t.Errorf("%s: released %v after its capture, want %d days", p, got, w.days)
 		}
+	}
+	// The lookup shows the deciding source: the lengthened capture's tombstone says header, the
+	// released ones robots.txt, and a capture under no embargo says nothing.
+	mustRun(t, exe, "release", "--data", data, "--now", time.Now().Add(32*24*time.Hour).UTC().Format(time.RFC3339))
+	lines := publicState(t, filepath.Join(data, "public"))
+	s := startServe(t, exe, "--data", data)
+	defer s.stop(t, syscall.SIGTERM)
+	for u, want := range map[string]struct{ tombstone, source string }{
+		wwwURL + "/long": {"true", "header"}, wwwURL + "/short": {"", "robots.txt"}, wwwURL + "/hidden": {"", "robots.txt"}, newsURL + "/": {"", ""},
+	} {
+		var a struct {
+			Captures []map[string]any `json:"captures"`
+		}
+		code, body := s.get(t, "/api/v1/captures?url="+url.QueryEscape(u), &a)
+		if code != 200 || len(a.Captures) != 1 {
+			t.Errorf("%s: %d %s, want one capture", u, code, body)
+			continue
+		}
+		// The service's clock is the real one, so the released lines' captures are still shown
+		// embargoed there: the public lines say what was released.
+		if l := lines[u]; (l.State == public.StateTombstone) != (want.tombstone != "") || l.EmbargoSource != want.source {
+			t.Errorf("%s: public line %q with embargo_source %q, want a tombstone %v and %q", u, l.State, l.EmbargoSource, want.tombstone != "", want.source)
+		}
+		if got, ok := a.Captures[0]["embargo_source"]; ok != (want.source != "") || (ok && got != want.source) {
+			t.Errorf("%s: embargo_source %v (present %v), want %q: %s", u, got, ok, want.source, body)
+		}
+	}
+	if code, body := s.get(t, "/?url="+url.QueryEscape(wwwURL+"/long"), nil); code != 200 || !strings.Contains(body, "embargo set by the Archive-Embargo response header") {
+		t.Errorf("page of /long: %d, no embargo source beside the release date:\n%s", code, body)
 	}
 }
 

@@ -31,7 +31,7 @@ func TestCapturesContract(t *testing.T) {
 	emb, rel := got.Captures[0], got.Captures[1]
 	wantEmb := map[string]any{
 		"timestamp": "2026-11-29T20:00:00Z", "status": 200.0, "state": "embargoed", "release_at": "2027-02-27T20:00:00Z",
-		"payload_digest": "sha256:aaaa", "content_usage": []any{"train-ai=n"}, // a line without the raw statements: the combined list
+		"embargo_source": "header", "payload_digest": "sha256:aaaa", "content_usage": []any{"train-ai=n"}, // a line without the raw statements: the combined list
 		"usage":   map[string]any{"ai-use": "unknown", "search": "unknown", "train-ai": "disallow"},
 		"headers": []any{[]any{"Content-Type", "text/html"}, []any{"Last-Modified", "Sun, 29 Nov 2026 19:00:00 GMT"}},
 	}
@@ -45,7 +45,7 @@ func TestCapturesContract(t *testing.T) {
 	}
 	wantRel := map[string]any{
 		"timestamp": "2026-08-01T10:00:00Z", "status": 200.0, "state": "released", "release_at": "2026-08-08T10:00:00Z",
-		"payload_digest": "sha256:bbbb",
+		"payload_digest": "sha256:bbbb", "embargo_source": "robots.txt",
 		// As stated, robots.txt rule first, then each header field line; then combined per category.
 		"content_usage": []any{"train-ai=y, search=y", `train-ai=y;note="as stated"`, "x-label=n"},
 		"usage":         map[string]any{"ai-use": "unknown", "search": "allow", "train-ai": "allow"},
@@ -58,6 +58,35 @@ func TestCapturesContract(t *testing.T) {
 	w, _ := rel["warc"].(map[string]any)
 	if w["file"] != "shards/PUBLIC-20261129000000-00001.warc.gz" || w["offset"] != 0.0 || w["length"].(float64) <= 0 {
 		t.Errorf("released warc = %v", rel["warc"])
+	}
+}
+
+// TestCapturesEmbargoSource: a released capture whose line lacks the embargo source takes its
+// tombstone line's; a capture with none recorded has no embargo_source key.
+func TestCapturesEmbargoSource(t *testing.T) {
+	t.Parallel()
+	s := standard(t).server(testNow)
+	tests := []struct {
+		url  string
+		want []any // per capture, newest first; nil: no key
+	}{
+		{"https://example.com/b", []any{nil, "robots.txt"}},
+		{"https://example.com/tree/p01", []any{nil}},
+	}
+	for _, tc := range tests {
+		rec := get(t, s, "/api/v1/captures?url="+url.QueryEscape(tc.url))
+		var got struct {
+			Captures []map[string]any `json:"captures"`
+		}
+		decode(t, rec.Body, &got)
+		if len(got.Captures) != len(tc.want) {
+			t.Fatalf("%s: %d captures, want %d", tc.url, len(got.Captures), len(tc.want))
+		}
+		for i, c := range got.Captures {
+			if v, ok := c["embargo_source"]; v != tc.want[i] || ok != (tc.want[i] != nil) {
+				t.Errorf("%s capture %d: embargo_source %v (present %v), want %v", tc.url, i, v, ok, tc.want[i])
+			}
+		}
 	}
 }
 

@@ -14,15 +14,16 @@ import (
 // The answer of /api/v1/captures (docs/formats.md#lookup-api, contract), encoded by hand: it is the hot path, and
 // this writes the same JSON as encoding/json would for capturesJSON (TestEncodeMatchesJSON).
 //
-//	{"url": "...", "captures": [{"url", "timestamp", "status", "state", "release_at",
+//	{"url": "...", "captures": [{"url", "timestamp", "status", "state", "release_at", "embargo_source"?,
 //	  "payload_digest", "mime"?, "headers"?, "content_usage", "usage", "revisit"?, "warc"?}, ...],
 //	 "match_type"?: "prefix", "next_cursor"?: "..."}
 //
 // content_usage lists the Content-Usage statements as the publisher wrote them: the robots.txt
 // rule(s) that applied, then the header field lines. usage is their combined result per
 // category of the vocabulary ("allow", "disallow" or "unknown"), the shape `archivectl robots`
-// prints. url, mime and revisit in a capture, usage, and match_type and next_cursor are
-// additions to the contract.
+// prints. embargo_source says what set the embargo ("robots.txt" or "header", the Archive-Embargo
+// response field) when the archive recorded it. url, mime, embargo_source and revisit in a
+// capture, usage, and match_type and next_cursor are additions to the contract.
 
 // capturesJSON is the answer's shape, for tests and documentation.
 type capturesJSON struct {
@@ -39,6 +40,7 @@ type captureJSON struct {
 	Status        int               `json:"status"`
 	State         string            `json:"state"`
 	ReleaseAt     string            `json:"release_at"`
+	EmbargoSource string            `json:"embargo_source,omitempty"`
 	PayloadDigest string            `json:"payload_digest"`
 	Mime          string            `json:"mime,omitempty"`
 	Headers       json.RawMessage   `json:"headers,omitempty"`
@@ -109,7 +111,12 @@ func appendCapture(b []byte, c *capture) []byte {
 		b = append(b, `,"state":"embargoed","release_at":"`...)
 	}
 	b = time.Unix(0, c.releaseAt).UTC().AppendFormat(b, time.RFC3339Nano)
-	b = append(b, `","payload_digest":`...)
+	b = append(b, '"')
+	if c.embargoSource != "" {
+		b = append(b, `,"embargo_source":`...)
+		b = appendString(b, c.embargoSource)
+	}
+	b = append(b, `,"payload_digest":`...)
 	b = appendString(b, c.digest())
 	if c.mime != "" {
 		b = append(b, `,"mime":`...)

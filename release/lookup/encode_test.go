@@ -14,7 +14,7 @@ import (
 func reference(c *capture) captureJSON {
 	j := captureJSON{
 		URL: c.url(), Timestamp: formatTime(c.time), Status: int(c.status), State: public.StateEmbargoed,
-		ReleaseAt: formatTime(c.releaseAt), PayloadDigest: c.digest(), Mime: c.mime,
+		ReleaseAt: formatTime(c.releaseAt), EmbargoSource: c.embargoSource, PayloadDigest: c.digest(), Mime: c.mime,
 		ContentUsage: c.contentUsage(), Revisit: c.revisit, Usage: map[string]string{},
 	}
 	for _, cat := range aipref.Vocabulary() {

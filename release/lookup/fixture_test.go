@@ -201,18 +201,19 @@ func standard(t testing.TB) *fixture {
 	f := newFixture(t)
 	f.tombstone(public.CDXJ{
 		URL: "https://example.com/a", Mime: "text/html", Status: 200, Digest: "sha256:aaaa", ID: "<urn:uuid:a2>",
-		Time: "2026-11-29T20:00:00Z", ReleaseAt: "2027-02-27T20:00:00Z", Usage: []string{"train-ai=n"},
+		Time: "2026-11-29T20:00:00Z", ReleaseAt: "2027-02-27T20:00:00Z", EmbargoSource: "header", Usage: []string{"train-ai=n"},
 		Headers: [][2]string{{"Content-Type", "text/html"}, {"Last-Modified", "Sun, 29 Nov 2026 19:00:00 GMT"}},
 	})
 	f.release(public.CDXJ{
 		URL: "https://example.com/a", Mime: "text/html", Status: 200, Digest: "sha256:bbbb", ID: "<urn:uuid:a1>",
-		Time: "2026-08-01T10:00:00Z", ReleaseAt: "2026-08-08T10:00:00Z", Usage: []string{"search=y", "train-ai=y"},
+		Time: "2026-08-01T10:00:00Z", ReleaseAt: "2026-08-08T10:00:00Z", EmbargoSource: "robots.txt", Usage: []string{"search=y", "train-ai=y"},
 		UsageRobots: []string{"train-ai=y, search=y"}, UsageHeader: []string{"train-ai=y;note=\"as stated\"", "x-label=n"},
 	}, "text/html", "<p>old version of a</p>")
-	// One capture with a tombstone line from an earlier pass and now a released line.
+	// One capture with a tombstone line from an earlier pass and now a released line (which
+	// lacks the embargo source its tombstone line has).
 	f.tombstone(public.CDXJ{
 		URL: "https://example.com/b", Mime: "text/plain", Status: 200, Digest: "sha256:cccc", ID: "<urn:uuid:b1>",
-		Time: "2026-10-01T00:00:00Z", ReleaseAt: "2026-10-08T00:00:00Z",
+		Time: "2026-10-01T00:00:00Z", ReleaseAt: "2026-10-08T00:00:00Z", EmbargoSource: "robots.txt",
 		Headers: [][2]string{{"Content-Type", "text/plain"}},
 	})
 	f.release(public.CDXJ{

@@ -16,6 +16,7 @@ type capture struct {
 	text                      string // key ‖ url ‖ digest ‖ headers JSON (empty when unknown)
 	keyEnd, urlEnd, digestEnd uint32
 	mime                      string
+	embargoSource             string   // what set the embargo ("robots.txt", "header"), "" when not recorded
 	file                      string   // relative to public/
 	usage                     []string // combined Content-Usage preferences ("train-ai=n", …)
 	usageRobots               []string // the robots.txt Content-Usage expressions, raw

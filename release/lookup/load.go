@@ -22,6 +22,9 @@ func toCapture(m *pubindex.Capture) capture {
 		released: string(f.State) == public.StateReleased, revisit: f.Revisit,
 		usage: shared.list(f.Usage), usageRobots: shared.list(f.UsageRobots), usageHeader: shared.list(f.UsageHeader),
 	}
+	if len(f.EmbargoSource) > 0 {
+		c.embargoSource = shared.string(f.EmbargoSource)
+	}
 	var b strings.Builder
 	b.Grow(len(m.Key) + len(f.URL) + len(f.Digest) + len(m.Headers))
 	b.Write(m.Key)

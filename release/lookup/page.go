@@ -68,6 +68,7 @@ type recentRelease struct {
 // pageCapture is one capture as the page shows it.
 type pageCapture struct {
 	URL, Timestamp, State, ReleaseAt, Countdown, Digest, Mime string
+	EmbargoSource                                             string // what set the embargo, in words; "" when not recorded
 	Status                                                    int
 	Released, Revisit                                         bool
 	Headers                                                   [][2]string
@@ -192,7 +193,7 @@ func toPage(c *capture, now time.Time) pageCapture {
 	p := pageCapture{
 		URL: c.url(), Timestamp: humanTime(c.time), State: public.StateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
 		Digest: c.digest(), Mime: c.mime, Status: int(c.status), Released: c.released, Revisit: c.revisit,
-		Usage: usageInWords(c.usage), RawUsage: c.contentUsage(),
+		Usage: usageInWords(c.usage), RawUsage: c.contentUsage(), EmbargoSource: sourceInWords(c.embargoSource),
 	}
 	if h := c.headers(); h != "" {
 		_ = json.Unmarshal([]byte(h), &p.Headers) // checked at load to be a JSON array; a bad one shows none
@@ -206,6 +207,20 @@ func toPage(c *capture, now time.Time) pageCapture {
 		p.Countdown = countdown(time.Unix(0, c.releaseAt).Sub(now))
 	}
 	return p
+}
+
+// sourceInWords says what set a capture's embargo: a robots.txt rule or the Archive-Embargo
+// response header field; "" when the archive did not record it.
+func sourceInWords(source string) string {
+	switch source {
+	case "":
+		return ""
+	case "robots.txt":
+		return "embargo set by robots.txt"
+	case "header":
+		return "embargo set by the Archive-Embargo response header"
+	}
+	return "embargo set by " + source
 }
 
 // queryParam returns the raw (undecoded) value of a parameter, to show it back in the search box.

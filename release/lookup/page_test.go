@@ -34,6 +34,8 @@ func TestPage(t *testing.T) {
 		{"a URL with both states", "/?url=" + url.QueryEscape("https://www.example.com/a/"), 200, []string{
 			"2 captures of", `<span class="badge embargoed">embargoed</span>`, `<span class="badge released">released</span>`,
 			"2027-02-27 20:00:00 UTC", "in 89 days 23 hours", // countdown from 2026-11-29T21:00 to 2027-02-27T20:00
+			`in 89 days 23 hours</span> · <span class="source">embargo set by the Archive-Embargo response header</span></dd>`,
+			`released</span> · <span class="source">embargo set by robots.txt</span></dd>`,
 			`<li>AI training: <span class="notallowed">not allowed</span></li>`, `<li>Search: <span class="allowed">allowed</span></li>`,
 			`<li>AI use: <span class="unstated">no preference stated</span></li>`, "as stated: <code>train-ai=y, search=y</code>, <code>train-ai=y;note=&#34;as stated&#34;</code>, <code>x-label=n</code>",
 			"sha256:aaaa", "Last-Modified", "Sun, 29 Nov 2026 19:00:00 GMT", `href="/api/v1/record?url=https%3A%2F%2Fexample.com%2Fa&amp;timestamp=20260801100000"`,
@@ -41,7 +43,7 @@ func TestPage(t *testing.T) {
 			`<a href="/?matchType=prefix&amp;url=https%3A%2F%2Fexample.com%2F">Browse everything under`,
 		}, []string{"Recently released", "no preference was stated"}},
 		{"nothing stated is said once", "/?url=https://example.com/treehouse", 200, []string{
-			"no preference stated <small>(neither robots.txt nor the response gave one)</small>", "1 capture of"}, []string{"AI training:"}},
+			"no preference stated <small>(neither robots.txt nor the response gave one)</small>", "1 capture of"}, []string{"AI training:", "embargo set by"}},
 		{"empty search is the home page", "/?url=+", 200, []string{`name="url"`, "Release calendar", "Recently released"}, []string{`class="notice"`}},
 		{"unknown URL links to the prefix views", "/?url=https://example.com/tree/p99/x", 404, []string{
 			"has never been made public by this archive. Check the URL, or browse what it holds nearby:",

@@ -62,7 +62,8 @@ func ParseLine(line []byte) (public.Raw, error) {
 // Merge turns the lines of one key (in any order) into its captures, newest first, released
 // before embargoed at the same instant, then by record location. Lines of one capture (same
 // capture time and id: a tombstone and, from a later pass, its release) become one capture:
-// the released line, keeping the tombstone's header fields. Lines that do not parse are left out.
+// the released line, keeping the tombstone's header fields (and embargo source, when only the
+// tombstone's line has one). Lines that do not parse are left out.
 func Merge(lines [][]byte) []Capture {
 	cs := make([]Capture, 0, len(lines))
 	for _, l := range lines {
@@ -90,6 +91,9 @@ func Merge(lines [][]byte) []Capture {
 			if sameID(&out[j], c) {
 				if len(out[j].Headers) == 0 && len(c.Headers) > 0 {
 					out[j].Headers = c.Headers
+				}
+				if len(out[j].Block.EmbargoSource) == 0 {
+					out[j].Block.EmbargoSource = c.Block.EmbargoSource
 				}
 				merged = true
 				break

@@ -10,23 +10,24 @@ import (
 // CDXJ is the JSON block of one line of a public CDXJ index (webrecorder CDXJ):
 // "SURT 14-digit-timestamp {json}". Released captures and tombstones share this shape.
 type CDXJ struct {
-	URL         string      `json:"url"`
-	Mime        string      `json:"mime,omitempty"`
-	Status      int         `json:"status,omitempty"`
-	Digest      string      `json:"digest"`                 // payload digest, "sha256:<hex>"
-	Length      int64       `json:"length"`                 // the record's gzip member length
-	Offset      int64       `json:"offset"`                 // the record's gzip member offset
-	Filename    string      `json:"filename"`               // the file's name, "PUBLIC-….warc.gz" (earlier: "shards/PUBLIC-…"); see PathOf
-	Usage       []string    `json:"usage,omitempty"`        // combined Content-Usage preferences
-	UsageRobots []string    `json:"usage_robots,omitempty"` // the robots.txt Content-Usage expressions that applied, raw
-	UsageHeader []string    `json:"usage_header,omitempty"` // the Content-Usage header field lines, raw
-	ReleaseAt   string      `json:"release_at"`             // RFC 3339, UTC
-	ID          string      `json:"id"`                     // the capture id (WARC-Record-ID of the sealed response)
-	State       string      `json:"state"`                  // "released" (a shard's line) or "tombstone" (earlier: "embargoed")
-	Time        string      `json:"time"`                   // capture time, RFC 3339 UTC (the 14-digit key drops nothing but the zone)
-	Headers     [][2]string `json:"headers,omitempty"`      // tombstones: the response header fields
-	Revisit     bool        `json:"revisit,omitempty"`      // a revisit record (identical payload)
-	RefersTo    string      `json:"refers_to,omitempty"`
+	URL           string      `json:"url"`
+	Mime          string      `json:"mime,omitempty"`
+	Status        int         `json:"status,omitempty"`
+	Digest        string      `json:"digest"`                   // payload digest, "sha256:<hex>"
+	Length        int64       `json:"length"`                   // the record's gzip member length
+	Offset        int64       `json:"offset"`                   // the record's gzip member offset
+	Filename      string      `json:"filename"`                 // the file's name, "PUBLIC-….warc.gz" (earlier: "shards/PUBLIC-…"); see PathOf
+	Usage         []string    `json:"usage,omitempty"`          // combined Content-Usage preferences
+	UsageRobots   []string    `json:"usage_robots,omitempty"`   // the robots.txt Content-Usage expressions that applied, raw
+	UsageHeader   []string    `json:"usage_header,omitempty"`   // the Content-Usage header field lines, raw
+	ReleaseAt     string      `json:"release_at"`               // RFC 3339, UTC
+	EmbargoSource string      `json:"embargo_source,omitempty"` // what set the embargo: "robots.txt" or "header" (when recorded)
+	ID            string      `json:"id"`                       // the capture id (WARC-Record-ID of the sealed response)
+	State         string      `json:"state"`                    // "released" (a shard's line) or "tombstone" (earlier: "embargoed")
+	Time          string      `json:"time"`                     // capture time, RFC 3339 UTC (the 14-digit key drops nothing but the zone)
+	Headers       [][2]string `json:"headers,omitempty"`        // tombstones: the response header fields
+	Revisit       bool        `json:"revisit,omitempty"`        // a revisit record (identical payload)
+	RefersTo      string      `json:"refers_to,omitempty"`
 }
 
 // The values of CDXJ.State. A line states what it is, never what may change: a shard's line is
@@ -88,7 +89,7 @@ func (r *Raw) Line() (Line, error) {
 	}
 	l := Line{SURT: string(r.Key), Timestamp: string(r.Timestamp), CDXJ: CDXJ{
 		URL: string(f.URL), Mime: string(f.Mime), Status: int(f.Status), Digest: string(f.Digest),
-		Length: f.Length, Offset: f.Offset, Filename: string(f.Filename), ReleaseAt: string(f.ReleaseAt),
+		Length: f.Length, Offset: f.Offset, Filename: string(f.Filename), ReleaseAt: string(f.ReleaseAt), EmbargoSource: string(f.EmbargoSource),
 		ID: string(id), State: string(f.State), Time: string(f.Time), Revisit: f.Revisit, RefersTo: string(f.RefersTo),
 	}}
 	for _, u := range []struct {

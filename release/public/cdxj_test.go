@@ -24,10 +24,10 @@ func TestFormatParseLine(t *testing.T) {
 		{"tombstone with headers and usage", "com,example)/b?x=1", CDXJ{URL: "https://example.com/b?x=1", Status: 404, Digest: "sha256:cd",
 			Filename: "tombstones/T.warc.gz", ReleaseAt: "2027-02-27T20:00:00Z", ID: "<urn:uuid:2>", State: StateEmbargoed,
 			Time: "2026-11-29T20:00:00Z", Headers: [][2]string{{"Content-Type", "text/html"}}, Usage: []string{"train-ai=n"},
-			UsageRobots: []string{"train-ai=n, search=y"}, UsageHeader: []string{`train-ai=n;x="a b"`}},
+			UsageRobots: []string{"train-ai=n, search=y"}, UsageHeader: []string{`train-ai=n;x="a b"`}, EmbargoSource: "header"},
 			"com,example)/b?x=1 20261129200000 {"},
 		{"revisit with an escaped id", "com,example)/c", CDXJ{URL: "https://example.com/c?a=\"b\"", Status: 200, Digest: "sha256:ef",
-			Length: 1, Offset: 2, Filename: "shards/P.warc.gz", ReleaseAt: "2026-12-06T20:00:00Z", ID: "<urn:uuid:é>",
+			Length: 1, Offset: 2, Filename: "shards/P.warc.gz", ReleaseAt: "2026-12-06T20:00:00Z", EmbargoSource: "robots.txt", ID: "<urn:uuid:é>",
 			State: StateReleased, Time: "2026-11-29T20:00:00Z", Revisit: true, RefersTo: "<urn:uuid:0>"}, "com,example)/c 20261129200000 {"},
 	}
 	for _, tc := range tests {

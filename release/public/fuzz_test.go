@@ -10,7 +10,7 @@ import (
 
 // FuzzParse: any bytes either parse into a line with a valid state and times, or fail; never panic.
 func FuzzParse(f *testing.F) {
-	f.Add([]byte(`com,example)/a 20261129200000 {"url":"https://example.com/a","status":200,"digest":"sha256:aa","length":10,"offset":0,"filename":"tombstones/T.warc.gz","release_at":"2027-02-27T20:00:00Z","id":"<urn:uuid:1>","state":"embargoed","time":"2026-11-29T20:00:00Z","headers":[["Content-Type","text/html"]]}`))
+	f.Add([]byte(`com,example)/a 20261129200000 {"url":"https://example.com/a","status":200,"digest":"sha256:aa","length":10,"offset":0,"filename":"tombstones/T.warc.gz","release_at":"2027-02-27T20:00:00Z","embargo_source":"header","id":"<urn:uuid:1>","state":"embargoed","time":"2026-11-29T20:00:00Z","headers":[["Content-Type","text/html"]]}`))
 	f.Add([]byte(`com,example)/a?q=a b {x} 20261129200000 {"url":"https://example.com/a?q=a b","digest":"","length":0,"offset":0,"filename":"","release_at":"2027-02-27T20:00:00Z","id":"","state":"released","time":"2026-11-29T20:00:00Z"}`))
 	f.Add([]byte("com,example)/ 2026 {}"))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -48,7 +48,7 @@ func FuzzFastFields(f *testing.F) {
 		if err != nil {
 			t.Fatalf("fast path accepted what encoding/json rejects: %v", err)
 		}
-		norm := func(f Fields) [17]string {
+		norm := func(f Fields) [18]string {
 			if f.IDEscaped {
 				var id string
 				if err := json.Unmarshal(append(append([]byte{'"'}, f.ID...), '"'), &id); err != nil {
@@ -62,7 +62,7 @@ func FuzzFastFields(f *testing.F) {
 				}
 				f.ID = []byte(id)
 			}
-			return [17]string{string(canon(t, f.UsageRobots)), string(canon(t, f.UsageHeader)), string(f.URL), string(f.Mime), string(f.Digest), string(f.Filename), string(f.ReleaseAt),
+			return [18]string{string(f.EmbargoSource), string(canon(t, f.UsageRobots)), string(canon(t, f.UsageHeader)), string(f.URL), string(f.Mime), string(f.Digest), string(f.Filename), string(f.ReleaseAt),
 				string(f.ID), string(f.State), string(f.Time), string(f.RefersTo), string(canon(t, f.Usage)), string(canon(t, f.Headers)),
 				strconv.FormatInt(f.Status, 10), strconv.FormatInt(f.Length, 10), strconv.FormatInt(f.Offset, 10), strconv.FormatBool(f.Revisit)}
 		}

@@ -21,6 +21,8 @@ func (f *Fields) stringField(key string) *[]byte {
 		return &f.Filename
 	case "release_at":
 		return &f.ReleaseAt
+	case "embargo_source":
+		return &f.EmbargoSource
 	case "state":
 		return &f.State
 	case "refers_to":
@@ -71,7 +73,7 @@ func fastFields(b []byte) (f Fields, ok bool) {
 				return f, false
 			}
 			f.ID, f.IDEscaped, i = b[i+1:end-1], esc, end
-		case "url", "mime", "digest", "filename", "release_at", "state", "time", "refers_to":
+		case "url", "mime", "digest", "filename", "release_at", "embargo_source", "state", "time", "refers_to":
 			s, next, ok := readString(b, i)
 			if !ok {
 				return f, false
@@ -133,7 +135,7 @@ func fastFields(b []byte) (f Fields, ok bool) {
 
 // known are the JSON names fastFields reads.
 var known = []string{"url", "mime", "status", "digest", "length", "offset", "filename", "usage",
-	"usage_robots", "usage_header", "release_at", "id", "state", "time", "headers", "revisit", "refers_to"}
+	"usage_robots", "usage_header", "release_at", "embargo_source", "id", "state", "time", "headers", "revisit", "refers_to"}
 
 // foldsToKnown reports whether an unknown key would still match a known field in encoding/json.
 func foldsToKnown(key []byte) bool {

@@ -12,6 +12,7 @@ import (
 // Content-Usage list and a tombstone's header fields stay raw JSON.
 type Fields struct {
 	URL, Mime, Digest, Filename, ReleaseAt, ID, State, Time, RefersTo []byte
+	EmbargoSource                                                     []byte // nil when absent
 	Usage                                                             []byte // raw JSON array of strings; nil when absent
 	UsageRobots, UsageHeader                                          []byte // raw JSON arrays of strings (the raw expressions); nil when absent
 	Headers                                                           []byte // raw JSON [[name, value], …], compact; nil when absent
@@ -100,23 +101,24 @@ func (f *Fields) AppendID(dst []byte) ([]byte, error) {
 
 // block is the JSON block decoded by encoding/json: the slow path, for blocks fastFields declines.
 type block struct {
-	URL         string          `json:"url"`
-	Mime        string          `json:"mime"`
-	Status      int64           `json:"status"`
-	Digest      string          `json:"digest"`
-	Length      int64           `json:"length"`
-	Offset      int64           `json:"offset"`
-	Filename    string          `json:"filename"`
-	Usage       []string        `json:"usage"`
-	UsageRobots []string        `json:"usage_robots"`
-	UsageHeader []string        `json:"usage_header"`
-	ReleaseAt   string          `json:"release_at"`
-	ID          string          `json:"id"`
-	State       string          `json:"state"`
-	Time        string          `json:"time"`
-	Headers     json.RawMessage `json:"headers"`
-	Revisit     bool            `json:"revisit"`
-	RefersTo    string          `json:"refers_to"`
+	URL           string          `json:"url"`
+	Mime          string          `json:"mime"`
+	Status        int64           `json:"status"`
+	Digest        string          `json:"digest"`
+	Length        int64           `json:"length"`
+	Offset        int64           `json:"offset"`
+	Filename      string          `json:"filename"`
+	Usage         []string        `json:"usage"`
+	UsageRobots   []string        `json:"usage_robots"`
+	UsageHeader   []string        `json:"usage_header"`
+	ReleaseAt     string          `json:"release_at"`
+	EmbargoSource string          `json:"embargo_source"`
+	ID            string          `json:"id"`
+	State         string          `json:"state"`
+	Time          string          `json:"time"`
+	Headers       json.RawMessage `json:"headers"`
+	Revisit       bool            `json:"revisit"`
+	RefersTo      string          `json:"refers_to"`
 }
 
 // slowFields decodes a JSON block with encoding/json. Header fields other than a list of
@@ -129,7 +131,7 @@ func slowFields(js []byte) (Fields, error) {
 	f := Fields{
 		URL: []byte(l.URL), Mime: []byte(l.Mime), Digest: []byte(l.Digest), Filename: []byte(l.Filename),
 		ReleaseAt: []byte(l.ReleaseAt), ID: []byte(l.ID), State: []byte(l.State), Time: []byte(l.Time),
-		RefersTo: []byte(l.RefersTo), Status: l.Status, Length: l.Length, Offset: l.Offset, Revisit: l.Revisit,
+		RefersTo: []byte(l.RefersTo), EmbargoSource: []byte(l.EmbargoSource), Status: l.Status, Length: l.Length, Offset: l.Offset, Revisit: l.Revisit,
 	}
 	if l.Usage != nil {
 		f.Usage, _ = json.Marshal(l.Usage)
