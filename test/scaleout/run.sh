@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale-out test: SeaweedFS on loopback, a 12-origin loopback site of 21 pages each (no embargo, a week, a month, a
+# Scale-out test: SeaweedFS on loopback, a 12-origin loopback site of 31 pages each (no embargo, a week, a month, a
 # quarter, by origin), three crawl nodes given the same seeds with --partition k/3, their release
 # passes at four --now values publishing into one bucket, and two lookup nodes serving the bucket
 # with read-only credentials. Checks, from the site's log and from the bucket itself:
@@ -99,7 +99,7 @@ echo "SeaweedFS ready in $((SECONDS - start))s at http://127.0.0.1:$s3port"
 bucket=s3://archive/public
 
 log "starting the site"
-pages=20
+pages=30
 "$work/site" -origins 12 -pages "$pages" -latency 40ms -dir "$work" 2>/dev/null &
 pids+=($!)
 while [ ! -s "$work/seeds.txt" ]; do sleep 0.05; done
