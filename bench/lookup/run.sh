@@ -3,7 +3,8 @@
 # synthetic public side (go run ./bench/lookup/gen: CDXJ files, then the public index built by
 # the code `archivectl reindex-public` runs), then `archivectl serve` over it, measured for:
 #   start     launch to the first answered lookup (and the index opening time it reports)
-#   heap      runtime.MemStats.HeapInuse (go_memstats_heap_inuse_bytes at /metrics) after wrk
+#   heap      runtime.MemStats.HeapInuse (go_memstats_heap_inuse_bytes at /metrics) after wrk, and
+#             the largest live heap any garbage collection of the run found (GODEBUG=gctrace=1)
 #   RSS       VmRSS after wrk, split into RssAnon (the heap and stacks) and RssFile (the mapped
 #             index pages the lookups touched: page cache, shared and reclaimable)
 #   req/s     wrk -t2 -c32 for DUR asking random URLs, with p50/p99, and the server's CPU time
@@ -52,7 +53,7 @@ measure() {
 	local bin=$1 label=$2 n=$3 data="$OUT/$3/data" pid t0 t1 first code
 	first=$(head -1 "$data/urls.txt")
 	t0=$(date +%s.%N)
-	"$bin" serve --data "$data" --listen "127.0.0.1:$PORT" >"$OUT/serve-$label.out" 2>"$OUT/serve-$label.err" &
+	GODEBUG=gctrace=1 "$bin" serve --data "$data" --listen "127.0.0.1:$PORT" >"$OUT/serve-$label.out" 2>"$OUT/serve-$label.err" &
 	pid=$!
 	local tl=""
 	for _ in $(seq 1 60000); do
@@ -82,6 +83,9 @@ measure() {
 	p50=$(awk '$1 == "50%" {print $2}' "$OUT/wrk-$label.txt")
 	p99=$(awk '$1 == "99%" {print $2}' "$OUT/wrk-$label.txt")
 	heap=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '/^go_memstats_heap_inuse_bytes / {printf "%.1f MiB", $2 / 1048576}')
+	# The live heap: what each garbage collection found reachable (gctrace's "A->B->C MB": C),
+	# the largest over the whole run; HeapInuse above also counts garbage not yet collected.
+	live=$(awk '/^gc [0-9]+ @/ { for (i = 1; i <= NF; i++) if ($i ~ /->.*->/) { split($i, m, "->"); if (m[3] + 0 > max) max = m[3] + 0 } } END {printf "%d MB", max}' "$OUT/serve-$label.err")
 	rss=$(awk '/^VmRSS/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")
 	anon=$(awk '/^RssAnon/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")
 	file=$(awk '/^RssFile/ {printf "%.0f MiB", $2 / 1024}' "/proc/$pid/status")
@@ -92,8 +96,8 @@ measure() {
 	done
 	kill -TERM $pid
 	wait $pid || true
-	results+=("$(printf '%-22s start %s, index opened in %-9s heap %-10s RSS %-9s (anon %s, file %s) wrk %6s req/s p50 %-8s p99 %-8s server CPU %s/answer%s' \
-		"$label" "$start" "${opened:-n/a}" "$heap" "$rss" "$anon" "$file" "$rps" "$p50" "$p99" "$cpu" "$paced")")
+	results+=("$(printf '%-22s start %s, index opened in %-9s heap %-10s (live at most %s) RSS %-9s (anon %s, file %s) wrk %6s req/s p50 %-8s p99 %-8s server CPU %s/answer%s' \
+		"$label" "$start" "${opened:-n/a}" "$heap" "$live" "$rss" "$anon" "$file" "$rps" "$p50" "$p99" "$cpu" "$paced")")
 	echo "${results[-1]}"
 }
 
