@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"syscall"
@@ -166,8 +167,22 @@ func BenchmarkReleaseVsCp(b *testing.B) {
 		return cp, time.Since(start)
 	}
 	r := New(dir, Options{Logger: quietLogger()})
+	profile := os.Getenv("ARCHIVECTL_BENCH_PROFILE") // PROFILE.N: a CPU profile of the pass of round N
+	profiled := 0
 	passOnce := func() time.Duration {
 		cpu := cpuTime(syscall.RUSAGE_SELF)
+		if profile != "" {
+			f, err := os.Create(fmt.Sprintf("%s.%d", profile, profiled))
+			if err == nil {
+				err = pprof.StartCPUProfile(f)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+		profiled++
 		start := time.Now()
 		sum, err := r.Pass(context.Background(), t0)
 		if err != nil || sum.Released != n {
