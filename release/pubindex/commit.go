@@ -16,7 +16,7 @@ const fanIn = 4
 // by the caller with the rest of the commit, and applied by renaming Files into public/index/,
 // then WriteManifest, then RemoveSegments. Every step may run again after a crash.
 type Commit struct {
-	Files    []File   `json:"files"`    // new segments, fsynced, to rename into public/index/
+	Files    []File   `json:"files"`    // new segments, fsynced (but by PrepareUnsynced), to rename into public/index/
 	Manifest Manifest `json:"manifest"` // the new manifest
 	Remove   []string `json:"remove"`   // segments the new manifest no longer lists
 }
@@ -51,7 +51,17 @@ type File struct {
 // is the index of publicDir as it stands, opened by the caller (who keeps it open across
 // commits, so that each Open after a commit reads only the new segments' tables); nil opens
 // it for this commit alone. The index is only read.
-func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (_ *Commit, err error) {
+func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (*Commit, error) {
+	return prepare(set, publicDir, tmpDir, gen, lines, true)
+}
+
+// PrepareUnsynced is Prepare without fsyncing the segments it writes: for a caller that
+// fsyncs c.Files itself, together with the other files of its commit, before journaling it.
+func PrepareUnsynced(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (*Commit, error) {
+	return prepare(set, publicDir, tmpDir, gen, lines, false)
+}
+
+func prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte, sync bool) (_ *Commit, err error) {
 	fsys := os.DirFS(publicDir)
 	if set == nil {
 		if set, err = Open(fsys, nil); err != nil {
@@ -87,7 +97,7 @@ func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (_ *
 		name := names.next()
 		tmp := filepath.Join(tmpDir, name)
 		i := 0
-		info, err := writeSegment(tmp, func() ([]byte, error) {
+		info, err := writeSegment(tmp, sync, func() ([]byte, error) {
 			if i == len(sorted) {
 				return nil, nil
 			}
@@ -101,7 +111,7 @@ func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (_ *
 		c.Files = append(c.Files, File{Tmp: tmp, Name: name})
 		c.Manifest.Segments = append(c.Manifest.Segments, info)
 	}
-	if err := c.compact(fsys, set, names); err != nil {
+	if err := c.compact(fsys, set, names, sync); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -134,7 +144,7 @@ func (t *tally) addCommit(set *Set, sorted [][]byte) error {
 }
 
 // compact applies the tier rule to c's segments until no tier holds fanIn of them.
-func (c *Commit) compact(fsys fs.FS, set *Set, names *namer) error {
+func (c *Commit) compact(fsys fs.FS, set *Set, names *namer, sync bool) error {
 	open := map[string]*Segment{}
 	for _, s := range set.segs {
 		open[s.info.Name] = s
@@ -159,7 +169,7 @@ func (c *Commit) compact(fsys fs.FS, set *Set, names *namer) error {
 		}
 		name := names.next()
 		tmp := filepath.Join(names.tmpDir, name)
-		info, err := mergeSegments(tmp, inputs, nil)
+		info, err := mergeSegments(tmp, inputs, nil, sync)
 		if err != nil {
 			return err
 		}
