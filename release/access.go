@@ -56,10 +56,8 @@ func (p *pass) access() (*accessRules, error) {
 			p.r.opt.Logger.Warn("rebuilding the embargo access rules from the index", "file", layout.EmbargoACL(p.r.dir), "err", err)
 		}
 		a.changed = true
-		if err := p.ix.Due(farFuture, func(e store.Entry) error {
-			if e.State == store.Tombstoned {
-				a.add(e)
-			}
+		if err := p.ix.Tombstoned(func(e store.Entry) error {
+			a.add(e)
 			return nil
 		}); err != nil {
 			return nil, fmt.Errorf("release: access rules: %w", err)
