@@ -71,16 +71,19 @@ func prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte, sync
 	}
 	sorted := slices.Clone(lines)
 	slices.SortFunc(sorted, compareLines)
-	for _, l := range sorted {
-		if _, err := ParseLine(l); err != nil {
+	parsed := make([]Capture, len(sorted))
+	for i, l := range sorted {
+		r, err := ParseLine(l)
+		if err != nil {
 			return nil, fmt.Errorf("public index: a commit line is malformed (%v): %.120q", err, l)
 		}
+		parsed[i] = Capture{Raw: r, Headers: r.Block.Headers}
 	}
 	t, err := newTally(set.Manifest.Stats)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.addCommit(set, sorted); err != nil {
+	if err := t.addCommit(set, sorted, parsed); err != nil {
 		return nil, err
 	}
 	c := &Commit{Manifest: Manifest{Generation: gen, Segments: slices.Clone(set.Manifest.Segments)}}
@@ -118,8 +121,9 @@ func prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte, sync
 }
 
 // addCommit adds to t what the commit's sorted lines change: for each key they touch, the
-// captures of its lines in set and in the commit, less those of its lines in set alone.
-func (t *tally) addCommit(set *Set, sorted [][]byte) error {
+// captures of its lines in set and in the commit, less those of its lines in set alone. parsed
+// are the lines parsed, in the same order.
+func (t *tally) addCommit(set *Set, sorted [][]byte, parsed []Capture) error {
 	for i := 0; i < len(sorted); {
 		key := KeyOf(sorted[i])
 		j := i + 1
@@ -136,8 +140,9 @@ func (t *tally) addCommit(set *Set, sorted [][]byte) error {
 		if err != nil {
 			return err
 		}
-		t.add(Merge(old), -1)
-		t.add(Merge(append(old, sorted[i:j]...)), +1)
+		held := parseCaptures(old)
+		t.add(merge(held), -1)
+		t.add(merge(slices.Concat(held, parsed[i:j])), +1) // Merge(old and the commit's lines)
 		i = j
 	}
 	return nil
