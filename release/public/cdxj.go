@@ -58,7 +58,15 @@ func FormatLine(surt string, t time.Time, c CDXJ) ([]byte, error) {
 	b = append(b, ' ')
 	b = t.UTC().AppendFormat(b, Timestamp14)
 	b = append(b, ' ')
-	b = appendCDXJ(b, &c) // what json.Marshal(c) writes
+	if fastCDXJ {
+		b = appendCDXJ(b, &c) // what json.Marshal(c) writes
+	} else {
+		js, err := json.Marshal(c)
+		if err != nil {
+			return nil, fmt.Errorf("cdxj: %w", err)
+		}
+		b = append(b, js...)
+	}
 	return append(b, '\n'), nil
 }
 

@@ -1,7 +1,10 @@
 package public
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -9,7 +12,58 @@ import (
 
 // The encoders below write exactly the bytes json.Marshal writes for a CDXJ block and a LogEntry
 // (TestEncodersMatchJSON and FuzzEncoders check it), without reflection: a release pass writes
-// one of each per capture.
+// one of each per capture. Should a field be added to either type and not to its encoder, the
+// check made once at start (encodersMatch) finds that they disagree on a value with every field
+// set, and json.Marshal is used instead.
+
+// fastCDXJ and fastLog say whether appendCDXJ and AppendLogEntry write what json.Marshal writes.
+var fastCDXJ, fastLog = encodersMatch()
+
+// encodersMatch compares the encoders with json.Marshal on values with every field set.
+func encodersMatch() (cdxj, log bool) {
+	var c CDXJ
+	var e LogEntry
+	if fillAll(reflect.ValueOf(&c).Elem()) {
+		want, err := json.Marshal(c)
+		cdxj = err == nil && bytes.Equal(appendCDXJ(nil, &c), want)
+	}
+	if fillAll(reflect.ValueOf(&e).Elem()) {
+		want, err := json.Marshal(e)
+		got, gerr := appendLogEntry(nil, e)
+		log = err == nil && gerr == nil && bytes.Equal(got, want)
+	}
+	return cdxj, log
+}
+
+// fillAll sets every field of the struct v to a value json.Marshal writes (none omitted), and
+// reports false for a field of a kind it does not know.
+func fillAll(v reflect.Value) bool {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch {
+		case f.Type() == reflect.TypeFor[time.Time]():
+			f.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)))
+		case f.Kind() == reflect.String:
+			f.SetString(fmt.Sprintf("<%d>&\u2028", i))
+		case f.CanInt():
+			f.SetInt(int64(i + 1))
+		case f.Kind() == reflect.Bool:
+			f.SetBool(true)
+		case f.Type() == reflect.TypeFor[[]string]():
+			f.Set(reflect.ValueOf([]string{"a", fmt.Sprint(i)}))
+		case f.Type() == reflect.TypeFor[[][2]string]():
+			f.Set(reflect.ValueOf([][2]string{{"k", fmt.Sprint(i)}}))
+		case f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct:
+			f.Set(reflect.New(f.Type().Elem()))
+			if !fillAll(f.Elem()) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // appendJSONString appends s as json.Marshal writes a string: quoted, with <, > and & escaped,
 // invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
@@ -153,6 +207,14 @@ func appendLocation(b []byte, l *Location) []byte {
 
 // AppendLogEntry appends e as json.Marshal(e) writes it.
 func AppendLogEntry(b []byte, e LogEntry) ([]byte, error) {
+	if !fastLog {
+		js, err := json.Marshal(e)
+		return append(b, js...), err
+	}
+	return appendLogEntry(b, e)
+}
+
+func appendLogEntry(b []byte, e LogEntry) ([]byte, error) {
 	if !jsonTimeOK(e.Pass) || !jsonTimeOK(e.ReleaseAt) {
 		js, err := json.Marshal(e) // its error
 		return append(b, js...), err

@@ -3,6 +3,7 @@ package public
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -33,6 +34,18 @@ func checkLogEntry(t *testing.T, e LogEntry) {
 
 func TestEncodersMatchJSON(t *testing.T) {
 	t.Parallel()
+	// Every field set: a field added to CDXJ or LogEntry and not to its encoder fails here (and
+	// turns the encoder off at run time).
+	if !fastCDXJ || !fastLog {
+		t.Errorf("the encoders disagree with json.Marshal on values with every field set: CDXJ %v, LogEntry %v", fastCDXJ, fastLog)
+	}
+	var full CDXJ
+	var fullEntry LogEntry
+	if !fillAll(reflect.ValueOf(&full).Elem()) || !fillAll(reflect.ValueOf(&fullEntry).Elem()) {
+		t.Fatal("fillAll cannot set every field")
+	}
+	checkCDXJ(t, full)
+	checkLogEntry(t, fullEntry)
 	for _, s := range oddStrings {
 		checkCDXJ(t, CDXJ{URL: s, Mime: s, Digest: s, Filename: s, ReleaseAt: s, ID: s, State: s, Time: s, RefersTo: s,
 			Usage: []string{s, s}, UsageRobots: []string{s}, UsageHeader: []string{s}, Headers: [][2]string{{s, s}, {"k", s}}})
