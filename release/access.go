@@ -10,7 +10,6 @@ import (
 
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/durable"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/surt"
 )
@@ -57,10 +56,8 @@ func (p *pass) access() (*accessRules, error) {
 			p.r.opt.Logger.Warn("rebuilding the embargo access rules from the index", "file", layout.EmbargoACL(p.r.dir), "err", err)
 		}
 		a.changed = true
-		if err := p.ix.Due(farFuture, func(e store.Entry) error {
-			if e.State == store.Tombstoned {
-				a.add(e)
-			}
+		if err := p.ix.Tombstoned(func(e store.Entry) error {
+			a.add(e)
 			return nil
 		}); err != nil {
 			return nil, fmt.Errorf("release: access rules: %w", err)
@@ -108,8 +105,8 @@ func (a *accessRules) note(batch []store.Entry, marks []store.Mark) {
 	}
 }
 
-// write renders the rules into release-tmp/ when they changed and returns the rename the commit
-// must make, or nothing.
+// write renders the rules into release-tmp/ when they changed, unsynced (commit syncs every file
+// it renames), and returns the rename the commit must make, or nothing.
 func (a *accessRules) write(dataDir string) ([]journalFile, error) {
 	if !a.changed {
 		return nil, nil
@@ -123,7 +120,7 @@ func (a *accessRules) write(dataDir string) ([]journalFile, error) {
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	tmp := filepath.Join(layout.ReleaseTmp(dataDir), layout.EmbargoACLFile)
-	if err := durable.WriteFile(tmp, b, publicFileMode); err != nil {
+	if err := writeFile(tmp, b); err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
 	a.changed = false

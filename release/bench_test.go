@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"syscall"
@@ -129,7 +130,9 @@ func buildLargeArchive(b *testing.B, dir string, total, due int) {
 // round (one per b.N: run it with -benchtime 5x or more) restores index.db, removes public/ and the
 // copies, warms the page cache with the sealed files, then times cp -r + sync and the pass, in
 // alternating order. The ratios are medians over the rounds of cp's time over the pass's time (the
-// goal is ratio-vs-cp+sync ≥ 0.5). bench/release/copy.sh runs the 4,000-capture, 66 MB case.
+// goal is ratio-vs-cp+sync ≥ 0.5). bench/release/copy.sh runs the 4,000-capture, 66 MB case. With
+// ARCHIVECTL_BENCH_PROFILE=PATH, the pass of round N writes its CPU profile to PATH.N (go tool
+// pprof merges them).
 func BenchmarkReleaseVsCp(b *testing.B) {
 	mb := 200
 	if v, err := strconv.Atoi(os.Getenv("ARCHIVECTL_BENCH_MB")); err == nil && v > 0 {
@@ -166,8 +169,22 @@ func BenchmarkReleaseVsCp(b *testing.B) {
 		return cp, time.Since(start)
 	}
 	r := New(dir, Options{Logger: quietLogger()})
+	profile := os.Getenv("ARCHIVECTL_BENCH_PROFILE")
+	profiled := 0
 	passOnce := func() time.Duration {
 		cpu := cpuTime(syscall.RUSAGE_SELF)
+		if profile != "" {
+			f, err := os.Create(fmt.Sprintf("%s.%d", profile, profiled))
+			if err == nil {
+				err = pprof.StartCPUProfile(f)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
+		profiled++
 		start := time.Now()
 		sum, err := r.Pass(context.Background(), t0)
 		if err != nil || sum.Released != n {

@@ -50,12 +50,20 @@ func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileS
 }
 
 // commit makes the files durable, then journals and applies the commit; journaled says whether
-// the journal was written (the next pass completes a commit that failed after that).
+// the journal was written (the next pass completes a commit that failed after that). The CDXJ
+// files, the access rules and the public index's segments are written while the copier may still
+// be copying the shards; all are synced together, once it is done.
 func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tombstoned int) (journaled bool, err error) {
 	files, open, err := fs.finish(p.r.dir)
 	if err != nil {
 		return false, err
 	}
+	defer func() {
+		if open != nil { // failed before commit took them
+			fs.wait()
+			closeAll(open)
+		}
+	}()
 	acl, err := p.rules.write(p.r.dir) // the access rules these marks make
 	if err != nil {
 		return false, err
@@ -68,13 +76,18 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 		return false, err
 	}
 	files = append(files, segs...)
+	if err := fs.wait(); err != nil {
+		return false, err
+	}
 	st.LastPass = p.now
 	st.NextRelease = p.next
 	st.Released += int64(released)
 	st.Tombstoned += int64(tombstoned)
 	st.Software = p.r.opt.Software
 	j := &journal{Pass: p.now, Files: files, Marks: marks, LogSize: p.logSize, Log: string(log), State: st, Index: ic}
-	if journaled, err = commit(p.r.dir, p.ix, j, open); err != nil {
+	toSync := open
+	open = nil // commit closes them
+	if journaled, err = commit(p.r.dir, p.ix, j, toSync); err != nil {
 		return journaled, err
 	}
 	p.state = st

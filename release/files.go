@@ -134,10 +134,11 @@ func (w *warcFile) flushPending() error {
 	return nil
 }
 
-// finish writes out what w holds and its byte-sorted CDXJ beside it, and returns the temp → public
-// renames the commit must make (the WARC first, so no CDXJ line ever points at a file that is not
-// there yet) and the two files, open, for the caller to sync and close (fileSet.finish syncs the
-// files of a commit all at once).
+// finish hands what w holds to the file (its last sealed range to the copier, which may still be
+// copying: fileSet.wait waits for it) and writes its byte-sorted CDXJ beside it, and returns the
+// temp → public renames the commit must make (the WARC first, so no CDXJ line ever points at a
+// file that is not there yet) and the two files, open, for the caller to sync and close (commit
+// syncs the files of a commit all at once).
 func (w *warcFile) finish() ([]journalFile, []*os.File, error) {
 	if err := w.flushPending(); err != nil {
 		w.f.Close()
@@ -146,10 +147,6 @@ func (w *warcFile) finish() ([]journalFile, []*os.File, error) {
 	if err := w.bw.Flush(); err != nil {
 		w.f.Close()
 		return nil, nil, fmt.Errorf("release: write %s: %w", w.rel, err)
-	}
-	if err := w.cp.wait(); err != nil {
-		w.f.Close()
-		return nil, nil, err
 	}
 	sort.Slice(w.lines, func(i, j int) bool { return bytes.Compare(w.lines[i], w.lines[j]) < 0 })
 	cdxTmp := public.CDXJName(w.tmp)

@@ -14,8 +14,9 @@ import (
 )
 
 // indexCommit writes the public index's part of a commit of generation gen: one segment of the
-// commit's CDXJ lines (and the merges the tier rule asks for), under release-tmp/. It returns
-// the index commit to journal and the renames of its segments.
+// commit's CDXJ lines (and the merges the tier rule asks for), under release-tmp/, unsynced
+// (commit syncs them with the commit's other files). It returns the index commit to journal and
+// the renames of its segments.
 func (p *pass) indexCommit(fs *fileSet, gen int64) (*pubindex.Commit, []journalFile, error) {
 	var lines [][]byte
 	for _, w := range fs.files {
@@ -26,7 +27,7 @@ func (p *pass) indexCommit(fs *fileSet, gen int64) (*pubindex.Commit, []journalF
 		return nil, nil, fmt.Errorf("release: %w", err)
 	}
 	p.index = set
-	c, err := pubindex.Prepare(set, layout.Public(p.r.dir), layout.ReleaseTmp(p.r.dir), gen, lines)
+	c, err := pubindex.PrepareUnsynced(set, layout.Public(p.r.dir), layout.ReleaseTmp(p.r.dir), gen, lines)
 	if err != nil {
 		return nil, nil, fmt.Errorf("release: %w", err)
 	}

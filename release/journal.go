@@ -64,22 +64,44 @@ func readJournal(dataDir string) (*journal, error) {
 	return &j, nil
 }
 
-// commit makes j durable, then applies it; journaled says whether the journal was written. The
-// commit's files (open, closed here), their names in release-tmp/ and the journal's temp file are
-// synced together (the journal is encoded while the files sync); the journal is renamed into place
-// once all are durable, so that it never outlives what it refers to. Before writing it, commit
-// makes sure the disk has room for what applying the journal writes, so that a full disk fails the
-// commit while it can still be rolled back.
+// commit makes j durable, then applies it; journaled says whether the journal was written. Every
+// file the commit renames — those given open (closed here) and the others, opened by name — its
+// names in release-tmp/ and the journal's temp file are synced together (the journal is encoded
+// while the files sync); the journal is renamed into place once all are durable, so that it never
+// outlives what it refers to. Meanwhile the index's marks are prepared in a write transaction
+// that apply commits, so that only the index's write is left for after the journal. Before
+// writing the journal, commit makes sure the disk has room for what applying it writes, so that a
+// full disk fails the commit while it can still be rolled back.
 func commit(dataDir string, ix *store.Index, j *journal, files []*os.File) (journaled bool, err error) {
 	path := layout.ReleaseJournal(dataDir)
-	err = inParallel(len(files)+2, func(i int) error {
-		switch i {
-		case len(files):
+	open := map[string]bool{}
+	for _, f := range files {
+		open[f.Name()] = true
+	}
+	var named []string // files to rename that are not open
+	for _, f := range j.Files {
+		if p := filepath.Join(dataDir, filepath.FromSlash(f.Tmp)); !open[p] {
+			named = append(named, p)
+		}
+	}
+	var marks *store.PendingMark
+	err = inParallel(len(files)+len(named)+3, func(i int) error {
+		switch {
+		case i == len(files)+len(named)+2:
+			if len(j.Marks) == 0 {
+				return nil
+			}
+			var err error
+			if marks, err = ix.PrepareMark(j.Marks); err != nil {
+				return fmt.Errorf("release: mark the index: %w", err)
+			}
+			return nil
+		case i == len(files):
 			if err := durable.SyncDir(layout.ReleaseTmp(dataDir)); err != nil {
 				return fmt.Errorf("release: %w", err)
 			}
 			return nil
-		case len(files) + 1:
+		case i == len(files)+1:
 			b, err := json.Marshal(j)
 			if err != nil {
 				return fmt.Errorf("release: journal: %w", err)
@@ -88,6 +110,11 @@ func commit(dataDir string, ix *store.Index, j *journal, files []*os.File) (jour
 				return err
 			}
 			if err := durable.WriteFile(path+".tmp", b, publicFileMode); err != nil {
+				return fmt.Errorf("release: %w", err)
+			}
+			return nil
+		case i > len(files)+1 && i < len(files)+len(named)+2:
+			if err := syncFile(named[i-len(files)-2]); err != nil {
 				return fmt.Errorf("release: %w", err)
 			}
 			return nil
@@ -106,15 +133,56 @@ func commit(dataDir string, ix *store.Index, j *journal, files []*os.File) (jour
 		}
 	}
 	if err != nil {
+		if marks != nil {
+			marks.Rollback()
+		}
 		os.Remove(path + ".tmp")
 		return false, err
 	}
 	crashPoint("journal")
-	return true, apply(dataDir, ix, j)
+	return true, apply(dataDir, ix, j, marks)
 }
 
-// apply performs a durable journal's commit; every step may run again after a crash.
-func apply(dataDir string, ix *store.Index, j *journal) error {
+// syncFile fsyncs the file at path.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	if err := durable.SyncClose(f); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeFile writes b to path with the public file mode (whatever the umask), unsynced.
+func writeFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, publicFileMode)
+	if err != nil {
+		return err
+	}
+	if err := f.Chmod(publicFileMode); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// apply performs a durable journal's commit; every step may run again after a crash. marks, when
+// not nil, are j's marks prepared (and then committed or rolled back here); without, apply marks
+// the index itself.
+func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark) (err error) {
+	if marks != nil {
+		defer func() {
+			if marks != nil { // apply failed before committing them
+				marks.Rollback()
+			}
+		}()
+	}
 	dirs := map[string]bool{}
 	for _, f := range j.Files {
 		dst := filepath.Join(layout.Public(dataDir), filepath.FromSlash(f.Public))
@@ -157,7 +225,15 @@ func apply(dataDir string, ix *store.Index, j *journal) error {
 	if j.Log != "" {
 		steps = append(steps, func() error { return appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log)) })
 	}
-	if len(j.Marks) > 0 {
+	if pending := marks; pending != nil {
+		marks = nil
+		steps = append(steps, func() error {
+			if err := pending.Commit(); err != nil {
+				return fmt.Errorf("release: mark the index: %w", err)
+			}
+			return nil
+		})
+	} else if len(j.Marks) > 0 {
 		steps = append(steps, func() error {
 			if err := ix.Mark(j.Marks); err != nil {
 				return fmt.Errorf("release: mark the index: %w", err)

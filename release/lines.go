@@ -2,7 +2,6 @@ package release
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"path"
 	"time"
@@ -33,7 +32,7 @@ func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
 
 // writeLogLine appends one JSON line to buf.
 func writeLogLine(buf *bytes.Buffer, e public.LogEntry) error {
-	b, err := json.Marshal(e)
+	b, err := public.AppendLogEntry(buf.AvailableBuffer(), e) // what json.Marshal(e) writes
 	if err != nil {
 		return fmt.Errorf("release: log: %w", err)
 	}

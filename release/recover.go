@@ -18,7 +18,7 @@ func (r *Releaser) recover(ix *store.Index) error {
 	}
 	if j != nil {
 		r.opt.Logger.Warn("finishing an interrupted release commit", "pass", j.Pass, "files", len(j.Files), "marks", len(j.Marks))
-		if err := apply(r.dir, ix, j); err != nil {
+		if err := apply(r.dir, ix, j, nil); err != nil {
 			return err
 		}
 	}

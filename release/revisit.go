@@ -1,8 +1,10 @@
 package release
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/archivectl/archivectl/store"
 )
@@ -39,22 +41,30 @@ func (p *pass) order(batch []store.Entry, deferred map[string]bool) ([]store.Ent
 	}
 	// One commit publishes the whole batch, so order inside it is free: take the sealed order,
 	// which reads the sealed files sequentially and lets adjacent members be copied as one range.
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := firstMember(out[i]), firstMember(out[j])
-		if a.File != b.File {
-			return a.File < b.File
+	firsts := make([]store.Location, len(out))
+	idx := make([]int, len(out))
+	for i, e := range out {
+		firsts[i], idx[i] = firstMember(e), i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if c := strings.Compare(firsts[a].File, firsts[b].File); c != 0 {
+			return c
 		}
-		return a.Offset < b.Offset
+		return cmp.Compare(firsts[a].Offset, firsts[b].Offset)
 	})
-	return out, nil
+	sorted := make([]store.Entry, len(out))
+	for i, k := range idx {
+		sorted[i] = out[k]
+	}
+	return sorted, nil
 }
 
 // firstMember is the location of a capture's first sealed record (normally its request).
 func firstMember(e store.Entry) store.Location {
 	first := e.Response
-	for _, l := range []store.Location{e.Request, e.Metadata} {
+	for _, l := range [...]*store.Location{&e.Request, &e.Metadata} {
 		if l.Length > 0 && l.File == first.File && l.Offset < first.Offset {
-			first = l
+			first = *l
 		}
 	}
 	return first

@@ -73,7 +73,8 @@ func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, descriptio
 }
 
 // finish writes out every file and returns the renames of the commit and the files, open, which
-// commit syncs (and closes) together with release-tmp/ and the journal's temp file.
+// commit syncs (and closes) together with release-tmp/ and the journal's temp file. The copier
+// may still be copying into them: wait waits for it.
 func (fs *fileSet) finish(dataDir string) ([]journalFile, []*os.File, error) {
 	var out []journalFile
 	var files []*os.File
@@ -94,6 +95,16 @@ func (fs *fileSet) finish(dataDir string) ([]journalFile, []*os.File, error) {
 		}
 	}
 	return out, files, nil
+}
+
+// wait returns once the copier has copied every range of the files, with its error.
+func (fs *fileSet) wait() error {
+	for _, w := range fs.files {
+		if err := w.cp.wait(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // closeAll closes files.

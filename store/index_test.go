@@ -104,8 +104,17 @@ func TestIndexMark(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	tombstoned := func() []string {
+		return collect(t, func(fn func(Entry) error) error { return ix.Tombstoned(fn) })
+	}
+	if got := tombstoned(); got != nil {
+		t.Errorf("tombstoned before any pass: %v", got)
+	}
 	pass(now)
 	pass(now) // idempotent
+	if got := tombstoned(); !slices.Equal(got, []string{es[1].ID, es[2].ID}) {
+		t.Errorf("tombstoned after the first pass: %v, want %v", got, []string{es[1].ID, es[2].ID})
+	}
 	n, _ := ix.Counts(now)
 	if n != (Counts{Sealed: 0, Tombstoned: 2, Released: 1, Backlog: 0}) {
 		t.Errorf("after first pass %+v", n)
@@ -119,6 +128,9 @@ func TestIndexMark(t *testing.T) {
 		t.Errorf("a tombstoned capture that became due is not due: %v", got)
 	}
 	pass(later)
+	if got := tombstoned(); !slices.Equal(got, []string{es[2].ID}) {
+		t.Errorf("tombstoned after the second pass: %v, want %v", got, []string{es[2].ID})
+	}
 	n, _ = ix.Counts(later)
 	if n != (Counts{Tombstoned: 1, Released: 2}) {
 		t.Errorf("after second pass %+v", n)

@@ -120,6 +120,12 @@ func (ix *Index) Embargoed(now time.Time, fn func(Entry) error) error {
 	}, fn)
 }
 
+// Tombstoned calls fn, in release order, for every capture with a public tombstone and not yet
+// released. It reads only those entries; fn runs with the index closed and may call Mark.
+func (ix *Index) Tombstoned(fn func(Entry) error) error {
+	return ix.scan(stateRead([]CaptureState{Tombstoned}, func([]byte) bool { return true }), fn)
+}
+
 // ByURL calls fn for every capture of the URL with this SURT key, oldest first.
 func (ix *Index) ByURL(surt string, fn func(Entry) error) error {
 	prefix := append([]byte(surt), 0)

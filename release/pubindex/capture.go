@@ -64,7 +64,10 @@ func ParseLine(line []byte) (public.Raw, error) {
 // capture time and id: a tombstone and, from a later pass, its release) become one capture:
 // the released line, keeping the tombstone's header fields (and embargo source, when only the
 // tombstone's line has one). Lines that do not parse are left out.
-func Merge(lines [][]byte) []Capture {
+func Merge(lines [][]byte) []Capture { return merge(parseCaptures(lines)) }
+
+// parseCaptures parses lines into captures, leaving out those that do not parse.
+func parseCaptures(lines [][]byte) []Capture {
 	cs := make([]Capture, 0, len(lines))
 	for _, l := range lines {
 		r, err := ParseLine(l)
@@ -73,6 +76,11 @@ func Merge(lines [][]byte) []Capture {
 		}
 		cs = append(cs, Capture{Raw: r, Headers: r.Block.Headers})
 	}
+	return cs
+}
+
+// merge is Merge of the lines parsed (cs, which it leaves as it is).
+func merge(cs []Capture) []Capture {
 	// Sort positions, not the large structs: fewer bytes moved and no write barriers per swap.
 	order := make([]int, len(cs))
 	for i := range order {

@@ -16,7 +16,7 @@ const fanIn = 4
 // by the caller with the rest of the commit, and applied by renaming Files into public/index/,
 // then WriteManifest, then RemoveSegments. Every step may run again after a crash.
 type Commit struct {
-	Files    []File   `json:"files"`    // new segments, fsynced, to rename into public/index/
+	Files    []File   `json:"files"`    // new segments, fsynced (but by PrepareUnsynced), to rename into public/index/
 	Manifest Manifest `json:"manifest"` // the new manifest
 	Remove   []string `json:"remove"`   // segments the new manifest no longer lists
 }
@@ -51,7 +51,17 @@ type File struct {
 // is the index of publicDir as it stands, opened by the caller (who keeps it open across
 // commits, so that each Open after a commit reads only the new segments' tables); nil opens
 // it for this commit alone. The index is only read.
-func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (_ *Commit, err error) {
+func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (*Commit, error) {
+	return prepare(set, publicDir, tmpDir, gen, lines, true)
+}
+
+// PrepareUnsynced is Prepare without fsyncing the segments it writes: for a caller that
+// fsyncs c.Files itself, together with the other files of its commit, before journaling it.
+func PrepareUnsynced(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (*Commit, error) {
+	return prepare(set, publicDir, tmpDir, gen, lines, false)
+}
+
+func prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte, sync bool) (_ *Commit, err error) {
 	fsys := os.DirFS(publicDir)
 	if set == nil {
 		if set, err = Open(fsys, nil); err != nil {
@@ -61,16 +71,19 @@ func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (_ *
 	}
 	sorted := slices.Clone(lines)
 	slices.SortFunc(sorted, compareLines)
-	for _, l := range sorted {
-		if _, err := ParseLine(l); err != nil {
+	parsed := make([]Capture, len(sorted))
+	for i, l := range sorted {
+		r, err := ParseLine(l)
+		if err != nil {
 			return nil, fmt.Errorf("public index: a commit line is malformed (%v): %.120q", err, l)
 		}
+		parsed[i] = Capture{Raw: r, Headers: r.Block.Headers}
 	}
 	t, err := newTally(set.Manifest.Stats)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.addCommit(set, sorted); err != nil {
+	if err := t.addCommit(set, sorted, parsed); err != nil {
 		return nil, err
 	}
 	c := &Commit{Manifest: Manifest{Generation: gen, Segments: slices.Clone(set.Manifest.Segments)}}
@@ -87,7 +100,7 @@ func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (_ *
 		name := names.next()
 		tmp := filepath.Join(tmpDir, name)
 		i := 0
-		info, err := writeSegment(tmp, func() ([]byte, error) {
+		info, err := writeSegment(tmp, sync, func() ([]byte, error) {
 			if i == len(sorted) {
 				return nil, nil
 			}
@@ -101,15 +114,16 @@ func Prepare(set *Set, publicDir, tmpDir string, gen int64, lines [][]byte) (_ *
 		c.Files = append(c.Files, File{Tmp: tmp, Name: name})
 		c.Manifest.Segments = append(c.Manifest.Segments, info)
 	}
-	if err := c.compact(fsys, set, names); err != nil {
+	if err := c.compact(fsys, set, names, sync); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // addCommit adds to t what the commit's sorted lines change: for each key they touch, the
-// captures of its lines in set and in the commit, less those of its lines in set alone.
-func (t *tally) addCommit(set *Set, sorted [][]byte) error {
+// captures of its lines in set and in the commit, less those of its lines in set alone. parsed
+// are the lines parsed, in the same order.
+func (t *tally) addCommit(set *Set, sorted [][]byte, parsed []Capture) error {
 	for i := 0; i < len(sorted); {
 		key := KeyOf(sorted[i])
 		j := i + 1
@@ -126,15 +140,16 @@ func (t *tally) addCommit(set *Set, sorted [][]byte) error {
 		if err != nil {
 			return err
 		}
-		t.add(Merge(old), -1)
-		t.add(Merge(append(old, sorted[i:j]...)), +1)
+		held := parseCaptures(old)
+		t.add(merge(held), -1)
+		t.add(merge(slices.Concat(held, parsed[i:j])), +1) // Merge(old and the commit's lines)
 		i = j
 	}
 	return nil
 }
 
 // compact applies the tier rule to c's segments until no tier holds fanIn of them.
-func (c *Commit) compact(fsys fs.FS, set *Set, names *namer) error {
+func (c *Commit) compact(fsys fs.FS, set *Set, names *namer, sync bool) error {
 	open := map[string]*Segment{}
 	for _, s := range set.segs {
 		open[s.info.Name] = s
@@ -159,7 +174,7 @@ func (c *Commit) compact(fsys fs.FS, set *Set, names *namer) error {
 		}
 		name := names.next()
 		tmp := filepath.Join(names.tmpDir, name)
-		info, err := mergeSegments(tmp, inputs, nil)
+		info, err := mergeSegments(tmp, inputs, nil, sync)
 		if err != nil {
 			return err
 		}

@@ -54,7 +54,7 @@ func Rebuild(ctx context.Context, publicDir string, gen int64, log *slog.Logger)
 	if len(b.runs) > 0 {
 		name := newNamer(publicDir, dir, gen, old.Segments).next()
 		tmp := filepath.Join(dir, name+".tmp")
-		info, err := mergeSegments(tmp, b.runs, b.t)
+		info, err := mergeSegments(tmp, b.runs, b.t, true)
 		if err != nil {
 			return Manifest{}, err
 		}
@@ -144,7 +144,7 @@ func (b *builder) flushRun() error {
 	slices.SortFunc(b.lines, compareLines)
 	p := filepath.Join(b.dir, fmt.Sprintf("rebuild-%d.tmp", len(b.runs)))
 	i := 0
-	info, err := writeSegment(p, func() ([]byte, error) {
+	info, err := writeSegment(p, true, func() ([]byte, error) {
 		if i == len(b.lines) {
 			return nil, nil
 		}
@@ -178,9 +178,9 @@ func (b *builder) cleanup() {
 }
 
 // mergeSegments writes the lines of inputs, merged, as one segment at dst; with t, it also
-// counts their captures there.
-func mergeSegments(dst string, inputs []*Segment, t *tally) (SegmentInfo, error) {
-	w, err := createSegment(dst)
+// counts their captures there. The file is fsynced if sync.
+func mergeSegments(dst string, inputs []*Segment, t *tally, sync bool) (SegmentInfo, error) {
+	w, err := createSegment(dst, sync)
 	if err != nil {
 		return SegmentInfo{}, err
 	}

@@ -27,13 +27,15 @@ type segWriter struct {
 	entries   []byte
 	top       []byte   // the head's top level: every topStep-th block's first key, length-prefixed
 	hashes    []uint64 // one per distinct key
+	sync      bool     // fsync the file when it is finished
 	lines     uint64
 	distinct  uint64
 	blockMade int
 }
 
-// createSegment starts a segment file at path (mode 0644, whatever the umask).
-func createSegment(path string) (*segWriter, error) {
+// createSegment starts a segment file at path (mode 0644, whatever the umask), fsynced when
+// finished if sync.
+func createSegment(path string, sync bool) (*segWriter, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("public index: %w", err)
@@ -43,7 +45,7 @@ func createSegment(path string) (*segWriter, error) {
 		os.Remove(path)
 		return nil, fmt.Errorf("public index: %w", err)
 	}
-	return &segWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10)}, nil
+	return &segWriter{path: path, f: f, bw: bufio.NewWriterSize(f, 256<<10), sync: sync}, nil
 }
 
 // add appends one line (a CDXJ line; its newline is added when missing). Lines must come
@@ -109,8 +111,8 @@ func (w *segWriter) flush() error {
 }
 
 // finish writes the table (filter, first keys, entries), the head (top-level keys, the
-// table's chunk checksums) and the footer, syncs and closes the file, and returns what the
-// manifest records of it.
+// table's chunk checksums) and the footer, syncs (if w.sync) and closes the file, and returns
+// what the manifest records of it.
 func (w *segWriter) finish() (SegmentInfo, error) {
 	if err := w.flush(); err != nil {
 		w.abort()
@@ -146,7 +148,11 @@ func (w *segWriter) finish() (SegmentInfo, error) {
 		return SegmentInfo{}, fmt.Errorf("public index: write %s: %w", w.path, err)
 	}
 	size := ft.topOff + uint64(len(head)+footerSize)
-	if err := durable.SyncClose(w.f); err != nil {
+	closeFile := w.f.Close
+	if w.sync {
+		closeFile = func() error { return durable.SyncClose(w.f) }
+	}
+	if err := closeFile(); err != nil {
 		os.Remove(w.path)
 		return SegmentInfo{}, fmt.Errorf("public index: %w", err)
 	}
@@ -186,9 +192,10 @@ func (w *segWriter) abort() {
 	os.Remove(w.path)
 }
 
-// writeSegment writes the lines next yields (in order; nil at the end) as a segment at path.
-func writeSegment(path string, next func() ([]byte, error)) (SegmentInfo, error) {
-	w, err := createSegment(path)
+// writeSegment writes the lines next yields (in order; nil at the end) as a segment at path,
+// fsynced if sync.
+func writeSegment(path string, sync bool, next func() ([]byte, error)) (SegmentInfo, error) {
+	w, err := createSegment(path, sync)
 	if err != nil {
 		return SegmentInfo{}, err
 	}

@@ -54,16 +54,20 @@ func FormatLine(surt string, t time.Time, c CDXJ) ([]byte, error) {
 	if surt == "" || bytes.ContainsAny([]byte(surt), " \n") {
 		return nil, fmt.Errorf("cdxj: bad SURT key %q", surt)
 	}
-	js, err := json.Marshal(c)
-	if err != nil {
-		return nil, fmt.Errorf("cdxj: %w", err)
-	}
-	b := make([]byte, 0, len(surt)+len(js)+17)
+	b := make([]byte, 0, len(surt)+17+300+len(c.URL)+len(c.Filename))
 	b = append(b, surt...)
 	b = append(b, ' ')
 	b = t.UTC().AppendFormat(b, Timestamp14)
 	b = append(b, ' ')
-	b = append(b, js...)
+	if fastCDXJ {
+		b = appendCDXJ(b, &c) // what json.Marshal(c) writes
+	} else {
+		js, err := json.Marshal(c)
+		if err != nil {
+			return nil, fmt.Errorf("cdxj: %w", err)
+		}
+		b = append(b, js...)
+	}
 	return append(b, '\n'), nil
 }
 
