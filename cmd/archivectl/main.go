@@ -46,6 +46,7 @@ Run "archivectl help COMMAND" (or "archivectl COMMAND -h") for a command's flags
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	limitCrawlMemory(os.Args[1:])
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
