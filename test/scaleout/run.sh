@@ -151,7 +151,8 @@ echo "node 2 had made $sealed_before requests when it was killed"
 lookups=()
 for l in 1 2; do
 	free_port
-	as reader "$work/archivectl" serve --public "$bucket" --data "$work/lookup-$l" --listen "127.0.0.1:$port" \
+	# env, not the function as: env execs archivectl, so $! is the server itself and cleanup ends it.
+	env $(aws_env reader) "$work/archivectl" serve --public "$bucket" --data "$work/lookup-$l" --listen "127.0.0.1:$port" \
 		>"$work/lookup-$l.out" 2>"$work/lookup-$l.err" &
 	pids+=($!)
 	lookups+=("http://127.0.0.1:$port")
