@@ -10,6 +10,7 @@
 # Each tool's figures are printed per round, summed, and as medians over the rounds (pages/s,
 # CPU per page, peak RSS of the process as /usr/bin/time reports it); the load average is
 # printed before and after. Then the peak RSS of a crawl whose frontier holds 100,000 URLs.
+# Every origin counts the requests it answers at once; a round where one saw two fails the run.
 #
 #   bench/crawl/run.sh [ROUNDS]          ORIGINS=20 PAGES=200 CDNS=5 VARIANTS="plain cdn" by default
 #                                        SIZE=4096 (HTML bytes a page) THINK=0s (server time a page)
@@ -38,14 +39,19 @@ go build -o "$work/site" ./bench/crawl/site
 
 start_site() {
 	rm -f "$work/seeds.txt"
-	"$work/site" "$@" -seeds "$work/seeds.txt" 2>/dev/null &
+	"$work/site" "$@" -seeds "$work/seeds.txt" 2>"$work/site.err" &
 	site_pid=$!
 	while [ ! -s "$work/seeds.txt" ]; do sleep 0.05; done
 }
+# stop_site stops the site and fails the benchmark if any origin answered two requests at once:
+# politeness (one request in flight per origin) is part of what is measured.
 stop_site() {
 	kill "$site_pid"
 	wait "$site_pid" 2>/dev/null || true
 	site_pid=""
+	local most
+	most=$(awk '/in flight on one origin/ {print $4}' "$work/site.err")
+	[ "$most" = 1 ] || { echo "run.sh: an origin answered ${most:-?} requests at once: not polite" >&2; exit 1; }
 }
 # measure TOOL PAGES_CMD -- CMD...: runs CMD under /usr/bin/time, then PAGES_CMD counts its pages;
 # appends "TOOL wall user sys maxrss_kb pages" to $work/results.

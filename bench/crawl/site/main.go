@@ -3,7 +3,8 @@
 // With -cdns C, C more origins serve the pages' requisites: each page embeds an image of its
 // own and its origin's stylesheet and script, shared by all its pages; each stylesheet pulls a
 // font and a background image from other CDN origins. It writes one seed URL per page origin
-// to -seeds and serves until interrupted.
+// to -seeds and serves until interrupted; then it prints the most requests it saw in flight at
+// once on one origin (a polite crawler keeps it at 1).
 package main
 
 import (
@@ -18,9 +19,25 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
+
+// mostInFlight is the most requests any one origin was answering at once.
+var mostInFlight atomic.Int32
+
+// counted serves h and keeps mostInFlight.
+func counted(h http.Handler) http.Handler {
+	var n atomic.Int32
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		k := n.Add(1)
+		defer n.Add(-1)
+		for m := mostInFlight.Load(); k > m && !mostInFlight.CompareAndSwap(m, k); m = mostInFlight.Load() {
+		}
+		h.ServeHTTP(w, r)
+	})
+}
 
 func main() {
 	origins := flag.Int("origins", 20, "origins (one listener each on 127.0.0.1)")
@@ -38,7 +55,7 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		srv := &http.Server{Handler: h}
+		srv := &http.Server{Handler: counted(h)}
 		go srv.Serve(ln)
 		return "http://" + ln.Addr().String()
 	}
@@ -55,6 +72,7 @@ func main() {
 	}
 	fmt.Fprintf(os.Stderr, "site: %d origins x %d pages; seeds in %s\n", *origins, *pages, *seeds)
 	<-ctx.Done()
+	fmt.Fprintf(os.Stderr, "site: at most %d requests in flight on one origin\n", mostInFlight.Load())
 }
 
 // handler serves origin o, each page after think: "/" and /p/0 … /p/{pages-1}; /private/ is disallowed by robots.txt.
