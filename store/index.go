@@ -44,6 +44,7 @@ var (
 type Index struct {
 	path    string
 	timeout time.Duration
+	noSync  bool // commits are not synced (Options.BulkLoad); sync makes them durable
 }
 
 // OpenIndex prepares the index at path, creating it (and its directory) when absent and checking its
@@ -146,7 +147,7 @@ func initBuckets(tx *bolt.Tx) error {
 
 // open opens the bbolt file, mapping a lock timeout to a lockfile.BusyError.
 func (ix *Index) open(readOnly bool) (*bolt.DB, error) {
-	db, err := bolt.Open(ix.path, 0o600, &bolt.Options{Timeout: ix.timeout, ReadOnly: readOnly})
+	db, err := bolt.Open(ix.path, 0o600, &bolt.Options{Timeout: ix.timeout, ReadOnly: readOnly, NoSync: ix.noSync, NoGrowSync: ix.noSync})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, lockfile.Busy(ix.path)
 	}
@@ -172,6 +173,22 @@ func (ix *Index) update(fn func(*bolt.Tx) error) error {
 		err = fmt.Errorf("close index: %w", cerr)
 	}
 	return err
+}
+
+// sync makes every commit made so far durable (they are not, with noSync).
+func (ix *Index) sync() error {
+	f, err := os.Open(ix.path)
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
+	return nil
 }
 
 // view runs fn in one read-only transaction of a freshly opened index.
