@@ -255,53 +255,6 @@ func getAt(c *codec, k []byte) (Entry, bool, error) {
 	return Entry{}, false, nil
 }
 
-// putEntry stores a new capture's entry and every key that points at it, and counts it.
-func putEntry(c *codec, e Entry) error {
-	tx := c.tx
-	idk := idKey(e.ID)
-	ids := tx.Bucket(bucketIDs)
-	if ids.Get(idk) != nil {
-		return fmt.Errorf("index already holds capture %s", e.ID)
-	}
-	if int(e.State) >= len(stateBuckets) {
-		return fmt.Errorf("capture %s has unknown state %d", e.ID, e.State)
-	}
-	v, err := c.encode(nil, &e)
-	if err != nil {
-		return err
-	}
-	rk := timeKey(e.ReleaseAt)
-	b := tx.Bucket(stateBuckets[e.State])
-	b.FillPercent = 0.9 // release keys mostly arrive in order
-	if err := b.Put(append(bytes.Clone(rk), idk...), v); err != nil {
-		return err
-	}
-	if err := ids.Put(idk, rk); err != nil {
-		return err
-	}
-	if err := tx.Bucket(bucketURLs).Put(urlKey(e.SURT, e.Time, e.ID), rk); err != nil {
-		return err
-	}
-	if !e.Revisit {
-		if err := noteFirstSeen(c, e); err != nil {
-			return err
-		}
-	}
-	return addCount(tx, e.State, 1)
-}
-
-// noteFirstSeen records e as the first capture of its representation unless an earlier one is known.
-func noteFirstSeen(c *codec, e Entry) error {
-	b := c.tx.Bucket(bucketFirstSeen)
-	k := firstSeenKey(e.SURT, e.PayloadDigest)
-	if v := b.Get(k); v != nil {
-		if first, ok, err := getAt(c, v); err != nil || ok && !e.Time.Before(first.Time) {
-			return err
-		}
-	}
-	return b.Put(k, entryKey(e.ReleaseAt, e.ID))
-}
-
 // lookupFirstSeen returns the first capture of a representation, if any.
 func lookupFirstSeen(c *codec, surt, digest string) (Entry, bool, error) {
 	v := c.tx.Bucket(bucketFirstSeen).Get(firstSeenKey(surt, digest))

@@ -92,7 +92,7 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 	g := newGenerator(n, seed)
 	clock := start
 	s, err := store.Open(dir, store.Options{Now: func() time.Time { return clock },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Software: "archivectl-bench-gen"})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Software: "archivectl-bench-gen", BulkLoad: true})
 	if err != nil {
 		return Summary{}, err
 	}
