@@ -55,7 +55,7 @@ type Summary struct {
 func main() {
 	n := flag.Int("n", 1_000_000, "captures to seal")
 	out := flag.String("out", "", "data directory to create (must not exist)")
-	batch := flag.Int("batch", 10000, "captures per Seal call")
+	batch := flag.Int("batch", 25000, "captures per Seal call")
 	due := flag.Int("due", 1000, "tombstoned captures due at bench.json's now")
 	seed := flag.Uint64("seed", 1, "random seed")
 	every := flag.Duration("every", 24*time.Hour, "time between two simulated release passes")
@@ -76,6 +76,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	debug.SetGCPercent(400) // a batch's garbage is short-lived; fewer collections leave more CPU to Seal
+	debug.SetMemoryLimit(4 << 30)
 	sum, err := build(*out, *n, *batch, *due, *seed, *every)
 	if err != nil {
 		log.Fatal(err)
@@ -261,18 +262,38 @@ func cpuTime() time.Duration {
 }
 
 // generator makes the captures of a year of crawling 1,000 hosts, evenly over time: each host's
-// robots.txt first (never embargoed), then pages, a tenth of them recrawls of an earlier page
-// (nine in ten with the same body, so revisits), with a mix of embargo periods, Last-Modified
-// dates and Content-Usage headers.
+// robots.txt first (never embargoed), then pages, host after host in visits of up to 200 pages as
+// a crawler works through one origin's queue, a tenth of them recrawls of a page the visit's host
+// served before (nine in ten with the same body, so revisits), with a mix of embargo periods,
+// Last-Modified dates and Content-Usage headers.
 type generator struct {
 	rng   *rand.Rand
 	n, i  int
 	pages int // pages made so far
 	hosts int
+	visit int // new pages per visit to a host
 }
 
 func newGenerator(n int, seed uint64) *generator {
-	return &generator{rng: rand.New(rand.NewPCG(seed, 0x5eed)), n: n, hosts: min(1000, max(1, n/10))}
+	hosts := min(1000, max(1, n/10))
+	return &generator{rng: rand.New(rand.NewPCG(seed, 0x5eed)), n: n, hosts: hosts, visit: max(1, min(200, n/hosts/4))}
+}
+
+// hostOf is the host that serves a page.
+func (g *generator) hostOf(page int) int { return page / g.visit % g.hosts }
+
+// recrawl picks a page the host of the current visit served before: from an earlier visit, or
+// earlier in this one; ok is false when it has served none.
+func (g *generator) recrawl() (page int, ok bool) {
+	block := g.pages / g.visit
+	if block >= g.hosts {
+		earlier := block - g.hosts*(1+g.rng.IntN(block/g.hosts))
+		return earlier*g.visit + g.rng.IntN(g.visit), true
+	}
+	if served := g.pages - block*g.visit; served > 0 {
+		return block*g.visit + g.rng.IntN(served), true
+	}
+	return 0, false
 }
 
 func (g *generator) batch(size int) []store.Capture {
@@ -294,16 +315,19 @@ func (g *generator) next() store.Capture {
 		c.Robots = true
 		return c
 	}
-	page, version := g.pages, 0
+	page, version, again := g.pages, 0, false
 	if g.pages > 100 && g.rng.IntN(10) == 0 {
-		page = g.rng.IntN(g.pages) // a recrawl
+		page, again = g.recrawl()
+	}
+	if again {
 		if g.rng.IntN(10) == 0 {
 			version = 1 + g.rng.IntN(3)
 		}
 	} else {
+		page = g.pages
 		g.pages++
 	}
-	host := fmt.Sprintf("site%d.example", page%g.hosts)
+	host := fmt.Sprintf("site%d.example", g.hostOf(page))
 	path := fmt.Sprintf("/section%d/page%d.html", page%17, page)
 	var headers []string
 	if g.rng.IntN(10) < 3 {
