@@ -1,5 +1,6 @@
 // Command gen builds a benchmark archive: N small captures sealed through store.Seal (real WARC
-// records: request, response or revisit, metadata) over a simulated year of crawling, with the
+// records: request, response or revisit, metadata; Options.BulkLoad, so batches are not synced
+// one by one, only the whole archive at the end) over a simulated year of crawling, with the
 // release states a history of daily passes would have left, set through the index API: every
 // capture due by the end of that year is released, every other one tombstoned. public/ is not
 // written (the states' public locations name files that do not exist), so archivectl verify is
