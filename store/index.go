@@ -44,6 +44,7 @@ var (
 type Index struct {
 	path    string
 	timeout time.Duration
+	noSync  bool // commits are not synced (Options.BulkLoad); sync makes them durable
 }
 
 // OpenIndex prepares the index at path, creating it (and its directory) when absent and checking its
@@ -146,7 +147,7 @@ func initBuckets(tx *bolt.Tx) error {
 
 // open opens the bbolt file, mapping a lock timeout to a lockfile.BusyError.
 func (ix *Index) open(readOnly bool) (*bolt.DB, error) {
-	db, err := bolt.Open(ix.path, 0o600, &bolt.Options{Timeout: ix.timeout, ReadOnly: readOnly})
+	db, err := bolt.Open(ix.path, 0o600, &bolt.Options{Timeout: ix.timeout, ReadOnly: readOnly, NoSync: ix.noSync, NoGrowSync: ix.noSync})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, lockfile.Busy(ix.path)
 	}
@@ -172,6 +173,22 @@ func (ix *Index) update(fn func(*bolt.Tx) error) error {
 		err = fmt.Errorf("close index: %w", cerr)
 	}
 	return err
+}
+
+// sync makes every commit made so far durable (they are not, with noSync).
+func (ix *Index) sync() error {
+	f, err := os.Open(ix.path)
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync index: %w", err)
+	}
+	return nil
 }
 
 // view runs fn in one read-only transaction of a freshly opened index.
@@ -236,53 +253,6 @@ func getAt(c *codec, k []byte) (Entry, bool, error) {
 		}
 	}
 	return Entry{}, false, nil
-}
-
-// putEntry stores a new capture's entry and every key that points at it, and counts it.
-func putEntry(c *codec, e Entry) error {
-	tx := c.tx
-	idk := idKey(e.ID)
-	ids := tx.Bucket(bucketIDs)
-	if ids.Get(idk) != nil {
-		return fmt.Errorf("index already holds capture %s", e.ID)
-	}
-	if int(e.State) >= len(stateBuckets) {
-		return fmt.Errorf("capture %s has unknown state %d", e.ID, e.State)
-	}
-	v, err := c.encode(nil, &e)
-	if err != nil {
-		return err
-	}
-	rk := timeKey(e.ReleaseAt)
-	b := tx.Bucket(stateBuckets[e.State])
-	b.FillPercent = 0.9 // release keys mostly arrive in order
-	if err := b.Put(append(bytes.Clone(rk), idk...), v); err != nil {
-		return err
-	}
-	if err := ids.Put(idk, rk); err != nil {
-		return err
-	}
-	if err := tx.Bucket(bucketURLs).Put(urlKey(e.SURT, e.Time, e.ID), rk); err != nil {
-		return err
-	}
-	if !e.Revisit {
-		if err := noteFirstSeen(c, e); err != nil {
-			return err
-		}
-	}
-	return addCount(tx, e.State, 1)
-}
-
-// noteFirstSeen records e as the first capture of its representation unless an earlier one is known.
-func noteFirstSeen(c *codec, e Entry) error {
-	b := c.tx.Bucket(bucketFirstSeen)
-	k := firstSeenKey(e.SURT, e.PayloadDigest)
-	if v := b.Get(k); v != nil {
-		if first, ok, err := getAt(c, v); err != nil || ok && !e.Time.Before(first.Time) {
-			return err
-		}
-	}
-	return b.Put(k, entryKey(e.ReleaseAt, e.ID))
 }
 
 // lookupFirstSeen returns the first capture of a representation, if any.

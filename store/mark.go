@@ -124,7 +124,7 @@ func markOne(c *codec, j *markJob) (from, to CaptureState, err error) {
 		}
 	}
 	b := c.tx.Bucket(stateBuckets[e.State])
-	b.FillPercent = 0.9
+	b.FillPercent = 0.7 // as in putEntries
 	if err := b.Put(j.key, v); err != nil {
 		return 0, 0, err
 	}

@@ -62,10 +62,8 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 		}
 		// The file is synced while the batch is indexed; the index commits only once it is durable.
 		synced := s.w.startSync()
-		for _, e := range entries {
-			if err := putEntry(b.c, e); err != nil {
-				return err
-			}
+		if err := putEntries(b.c, entries); err != nil {
+			return err
 		}
 		for f, end := range ends {
 			if err := setFileEnd(tx, f, end); err != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -23,6 +24,9 @@ type Options struct {
 	LockTimeout  time.Duration // how long to wait for index.db, default 5 s
 	Logger       *slog.Logger  // default slog.Default()
 	Now          func() time.Time
+	// BulkLoad skips the fsyncs of every batch (WARC file and index.db are synced at Close): for
+	// generators and imports only, as a crash can then lose or corrupt what was sealed. Off by default.
+	BulkLoad bool
 }
 
 // DefaultDigest is the digest algorithm of a store whose Options name none.
@@ -87,12 +91,14 @@ func Open(dataDir string, opt Options) (*Store, error) {
 		lock.Release()
 		return nil, err
 	}
+	ix.noSync = opt.BulkLoad
 	s := &Store{sealed: sealed, opt: opt, ix: ix, lock: lock}
 	if s.recovered, err = recoverOpen(sealed, ix, opt.Logger); err != nil {
 		lock.Release()
 		return nil, err
 	}
 	s.w = newWarcWriter(sealed, "archivectl", opt.MaxFileSize, opt.Now, s.warcinfo)
+	s.w.noSync = opt.BulkLoad
 	return s, nil
 }
 
@@ -123,6 +129,9 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	err := s.w.closeFile()
+	if s.opt.BulkLoad {
+		err = errors.Join(err, s.ix.sync())
+	}
 	if lerr := s.lock.Release(); err == nil {
 		err = lerr
 	}

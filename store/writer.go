@@ -84,6 +84,7 @@ type warcWriter struct {
 	started int64     // bytes of the open file whose writeback has been started
 	infoLen int64     // bytes of the open file's warcinfo member
 	retired []retired // files filled by the batch being written, kept NAME.open until it commits
+	noSync  bool      // startSync does nothing (Options.BulkLoad)
 }
 
 // retired is a full file set aside until the batch that filled it is committed to the index.
@@ -190,7 +191,7 @@ func (w *warcWriter) create() error {
 func (w *warcWriter) startSync() <-chan error {
 	done := make(chan error, 1)
 	f, name := w.f, w.name
-	if f == nil {
+	if f == nil || w.noSync {
 		done <- nil
 		return done
 	}

@@ -6,7 +6,7 @@
 #      daily passes through the index API), then index.db's bytes per capture, the due scan that
 #      yields 1,000 captures with the page cache dropped first (cold) and warm, and one release
 #      pass of those 1,000, cold. Each archive is built once under $ARCHIVECTL_BENCH_DIR/gen-N
-#      (10,000,000 captures take about 25 GB there) and reused; delete it to rebuild.
+#      (10,000,000 captures take about 21 GB there) and reused; delete it to rebuild.
 #      Dropping the page cache needs root (echo 3 > /proc/sys/vm/drop_caches); without it the scan
 #      evicts index.db's pages with posix_fadvise(DONTNEED) and says so.
 # Environment: ARCHIVECTL_BENCH_MB (default 200), ARCHIVECTL_BENCH_SIZES (default "1000000 10000000"),

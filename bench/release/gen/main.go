@@ -1,10 +1,11 @@
 // Command gen builds a benchmark archive: N small captures sealed through store.Seal (real WARC
-// records: request, response or revisit, metadata) over a simulated year of crawling, with the
+// records: request, response or revisit, metadata; Options.BulkLoad, so batches are not synced
+// one by one, only the whole archive at the end) over a simulated year of crawling, with the
 // release states a history of daily passes would have left, set through the index API: every
-// capture due by the end of that year is released, every other one tombstoned. public/ is not
-// written (the states' public locations name files that do not exist), so archivectl verify is
-// not meant for it. It writes DIR/bench.json: the end of the year (last_pass) and the instant
-// (now) at which exactly -due tombstoned captures are due.
+// capture due by the end of that year is released, every other one tombstoned. Of public/ only
+// access/embargo.aclj is written (the states' public locations name files that do not exist), so
+// archivectl verify is not meant for it. It writes DIR/bench.json: the end of the year
+// (last_pass) and the instant (now) at which exactly -due tombstoned captures are due.
 //
 //	go run ./bench/release/gen -n 1000000 -out /tmp/archive-1M
 package main
@@ -18,7 +19,6 @@ import (
 	"io"
 	"log"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -26,9 +26,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/store/surt"
 )
 
 // start is the first instant of the simulated crawl, which lasts a year.
@@ -55,7 +56,7 @@ type Summary struct {
 func main() {
 	n := flag.Int("n", 1_000_000, "captures to seal")
 	out := flag.String("out", "", "data directory to create (must not exist)")
-	batch := flag.Int("batch", 10000, "captures per Seal call")
+	batch := flag.Int("batch", 25000, "captures per Seal call")
 	due := flag.Int("due", 1000, "tombstoned captures due at bench.json's now")
 	seed := flag.Uint64("seed", 1, "random seed")
 	every := flag.Duration("every", 24*time.Hour, "time between two simulated release passes")
@@ -76,6 +77,7 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	debug.SetGCPercent(400) // a batch's garbage is short-lived; fewer collections leave more CPU to Seal
+	debug.SetMemoryLimit(4 << 30)
 	sum, err := build(*out, *n, *batch, *due, *seed, *every)
 	if err != nil {
 		log.Fatal(err)
@@ -92,7 +94,7 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 	g := newGenerator(n, seed)
 	clock := start
 	s, err := store.Open(dir, store.Options{Now: func() time.Time { return clock },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Software: "archivectl-bench-gen"})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Software: "archivectl-bench-gen", BulkLoad: true})
 	if err != nil {
 		return Summary{}, err
 	}
@@ -136,6 +138,7 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 				sum.Revisits++
 			}
 		}
+		dropSealedCache(dir)
 		for ; !nextPass.After(clock); nextPass = nextPass.Add(every) {
 			if err := pass(ix, nextPass); err != nil {
 				return sum, err
@@ -177,6 +180,9 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 		}
 	}
 	if sum.Now, sum.Due, err = dueAfter(ix, due); err != nil {
+		return sum, err
+	}
+	if err := writeACL(dir, ix); err != nil {
 		return sum, err
 	}
 	sum.BuildSeconds = time.Since(began).Seconds()
@@ -230,6 +236,44 @@ func pass(ix *store.Index, now time.Time) error {
 	return nil
 }
 
+// writeACL writes public/access/embargo.aclj as the passes would have left it: one rule for each
+// URL key with tombstoned captures (the only public file gen writes; a pass rebuilds a missing one
+// from every tombstoned capture in the index, which a measured pass should not do).
+func writeACL(dir string, ix *store.Index) error {
+	rules := map[string]*public.EmbargoRule{}
+	if err := ix.Due(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), func(e store.Entry) error {
+		if e.State != store.Tombstoned {
+			return nil
+		}
+		k, err := surt.Key(e.URL)
+		if err != nil {
+			k = e.SURT
+		}
+		r := rules[k]
+		if r == nil {
+			r = &public.EmbargoRule{Key: k, URL: e.URL}
+			rules[k] = r
+		}
+		r.Captures++
+		r.URL = min(r.URL, e.URL)
+		return nil
+	}); err != nil {
+		return err
+	}
+	list := make([]public.EmbargoRule, 0, len(rules))
+	for _, r := range rules {
+		list = append(list, *r)
+	}
+	b, err := public.FormatEmbargoACL(list)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(layout.Access(dir), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(layout.EmbargoACL(dir), b, 0o644)
+}
+
 // errEnough stops a scan.
 var errEnough = errors.New("enough")
 
@@ -253,78 +297,25 @@ func dueAfter(ix *store.Index, due int) (time.Time, int, error) {
 	return times[len(times)-1], len(times), nil
 }
 
+// dropSealedCache asks the kernel to forget the sealed files' pages once they are written back: a
+// 10,000,000-capture build writes more than the page cache holds, and index.db's pages, read again
+// by every batch, should be the ones that stay. Errors are ignored: it is only advice.
+func dropSealedCache(dir string) {
+	files, _ := filepath.Glob(filepath.Join(layout.Sealed(dir), "*"))
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		const fadvDontNeed = 4
+		syscall.Syscall6(syscall.SYS_FADVISE64, f.Fd(), 0, 0, fadvDontNeed, 0, 0)
+		f.Close()
+	}
+}
+
 // cpuTime is the CPU time (user + system) this process has used.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// generator makes the captures of a year of crawling 1,000 hosts, evenly over time: each host's
-// robots.txt first (never embargoed), then pages, a tenth of them recrawls of an earlier page
-// (nine in ten with the same body, so revisits), with a mix of embargo periods, Last-Modified
-// dates and Content-Usage headers.
-type generator struct {
-	rng   *rand.Rand
-	n, i  int
-	pages int // pages made so far
-	hosts int
-}
-
-func newGenerator(n int, seed uint64) *generator {
-	return &generator{rng: rand.New(rand.NewPCG(seed, 0x5eed)), n: n, hosts: min(1000, max(1, n/10))}
-}
-
-func (g *generator) batch(size int) []store.Capture {
-	caps := make([]store.Capture, 0, size)
-	for range size {
-		caps = append(caps, g.next())
-	}
-	return caps
-}
-
-var periods = []embargo.Period{embargo.None, embargo.None, embargo.Week, embargo.Month, embargo.Quarter}
-
-func (g *generator) next() store.Capture {
-	at := start.Add(time.Duration(int64(year) / int64(g.n) * int64(g.i)))
-	g.i++
-	if g.i <= g.hosts {
-		host := fmt.Sprintf("site%d.example", g.i-1)
-		c := capture("https://"+host+"/robots.txt", host, "/robots.txt", at, "User-agent: *\nArchive-Embargo: w\nAllow: /\n", nil)
-		c.Robots = true
-		return c
-	}
-	page, version := g.pages, 0
-	if g.pages > 100 && g.rng.IntN(10) == 0 {
-		page = g.rng.IntN(g.pages) // a recrawl
-		if g.rng.IntN(10) == 0 {
-			version = 1 + g.rng.IntN(3)
-		}
-	} else {
-		g.pages++
-	}
-	host := fmt.Sprintf("site%d.example", page%g.hosts)
-	path := fmt.Sprintf("/section%d/page%d.html", page%17, page)
-	var headers []string
-	if g.rng.IntN(10) < 3 {
-		lm := at.Add(-time.Duration(g.rng.Int64N(int64(400 * 24 * time.Hour)))).Truncate(time.Second)
-		headers = append(headers, "Last-Modified: "+lm.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT"))
-	}
-	if g.rng.IntN(10) == 0 {
-		headers = append(headers, "Content-Usage: train-ai=n")
-	}
-	c := capture("https://"+host+path, host, path, at, fmt.Sprintf("<html><p>page %d version %d</p></html>", page, version), headers)
-	c.Period = periods[(page*7+version)%len(periods)]
-	c.Rule = fmt.Sprintf("2 archive-embargo %s", c.Period)
-	return c
-}
-
-func capture(url, host, path string, at time.Time, body string, headers []string) store.Capture {
-	req := "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: archivectl-bench\r\n\r\n"
-	resp := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nServer: bench\r\n"
-	for _, h := range headers {
-		resp += h + "\r\n"
-	}
-	resp += fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
-	return store.Capture{URL: url, Time: at, IP: "127.0.0.1", Request: []byte(req), Response: []byte(resp)}
 }

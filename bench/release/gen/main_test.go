@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/archivectl/archivectl/store/layout"
 )
@@ -50,6 +52,21 @@ func TestBuild(t *testing.T) {
 	}
 	if got := count(sum.Now.Add(-time.Nanosecond)); got != due-1 {
 		t.Errorf("%d due just before %s, want %d", got, sum.Now, due-1)
+	}
+	b, err := os.ReadFile(layout.EmbargoACL(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := public.ParseEmbargoACL(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	under := 0
+	for _, r := range rules {
+		under += r.Captures
+	}
+	if under != sum.Tombstoned || len(rules) == 0 {
+		t.Errorf("embargo.aclj counts %d captures in %d rules, want %d", under, len(rules), sum.Tombstoned)
 	}
 }
 

@@ -8,9 +8,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"log/slog"
 	"os"
@@ -127,8 +129,8 @@ func dropCache(paths ...string) (string, error) {
 	return "index.db's pages evicted with posix_fadvise(DONTNEED)", nil
 }
 
-// timePass runs one release pass at sum.Now, cold, on a copy of the archive whose sealed files
-// are hard links (a pass only reads them), and removes the copy.
+// timePass runs one release pass at sum.Now, cold, on a copy of the archive (index.db and the
+// access rules) whose sealed files are hard links (a pass only reads them), and removes the copy.
 func timePass(dir string, sum summary) error {
 	work := dir + ".pass"
 	if err := os.RemoveAll(work); err != nil {
@@ -148,6 +150,12 @@ func timePass(dir string, sum summary) error {
 		}
 	}
 	if err := copyFile(layout.Index(dir), layout.Index(work)); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(layout.Access(work), 0o755); err != nil {
+		return err
+	}
+	if err := copyFile(layout.EmbargoACL(dir), layout.EmbargoACL(work)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	how, err := dropCache(layout.Index(work))
