@@ -3,6 +3,7 @@ package release
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,10 +18,14 @@ import (
 // accessRules is a pass's view of public/access/embargo.aclj: per SURT key, the captures under
 // embargo (tombstoned, not yet released) and a URL of theirs. A commit that tombstones or releases
 // a tombstoned capture writes the file anew, in the same journaled commit as the shards and
-// tombstones, so the file always agrees with the index marks that commit applies.
+// tombstones, so the file always agrees with the index marks that commit applies. The pass holds
+// only what its commits change, and each commit merges that into the file in one sequential copy:
+// its cost is the file's bytes, not a parse of every rule. When the file is missing or unreadable,
+// the whole set is rebuilt from the index once and written by the next commit.
 type accessRules struct {
-	rules   map[string]*public.EmbargoRule
-	changed bool // since the file was last written
+	all     map[string]*public.EmbargoRule // the whole set rebuilt from the index, until written
+	changes map[string]public.RuleChange   // what the marks noted since the file was written
+	changed bool                           // since the file was last written
 }
 
 // farFuture is later than any release time: Due up to it scans every capture not yet released.
@@ -34,28 +39,24 @@ func embargoKey(e store.Entry) string {
 	return e.SURT
 }
 
-// access returns the pass's rules, reading public/access/embargo.aclj the first time; when it is
+// access returns the pass's rules, checking public/access/embargo.aclj the first time; when it is
 // missing or unreadable they are rebuilt from the index (every tombstoned capture), and written
 // by the next commit.
 func (p *pass) access() (*accessRules, error) {
 	if p.rules != nil {
 		return p.rules, nil
 	}
-	a := &accessRules{rules: map[string]*public.EmbargoRule{}}
-	b, err := os.ReadFile(layout.EmbargoACL(p.r.dir))
-	var rules []public.EmbargoRule
+	a := &accessRules{changes: map[string]public.RuleChange{}}
+	f, err := os.Open(layout.EmbargoACL(p.r.dir))
 	if err == nil {
-		rules, err = public.ParseEmbargoACL(b)
+		err = public.MergeEmbargoACL(f, io.Discard, nil)
+		f.Close()
 	}
-	if err == nil {
-		for _, r := range rules {
-			a.rules[r.Key] = &r
-		}
-	} else {
+	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			p.r.opt.Logger.Warn("rebuilding the embargo access rules from the index", "file", layout.EmbargoACL(p.r.dir), "err", err)
 		}
-		a.changed = true
+		a.all, a.changed = map[string]*public.EmbargoRule{}, true
 		if err := p.ix.Tombstoned(func(e store.Entry) error {
 			a.add(e)
 			return nil
@@ -70,26 +71,41 @@ func (p *pass) access() (*accessRules, error) {
 // add counts a capture that is now under embargo with a public tombstone.
 func (a *accessRules) add(e store.Entry) {
 	k := embargoKey(e)
-	r := a.rules[k]
+	a.changed = true
+	if a.all == nil {
+		c := a.changes[k]
+		c.Captures++
+		if c.URL == "" || e.URL < c.URL {
+			c.URL = e.URL
+		}
+		a.changes[k] = c
+		return
+	}
+	r := a.all[k]
 	if r == nil {
 		r = &public.EmbargoRule{Key: k, URL: e.URL}
-		a.rules[k] = r
+		a.all[k] = r
 	}
 	r.Captures++
 	if e.URL < r.URL {
 		r.URL = e.URL
 	}
-	a.changed = true
 }
 
 // remove uncounts a tombstoned capture that is released; its key's rule goes with its last one.
 func (a *accessRules) remove(e store.Entry) {
 	k := embargoKey(e)
-	if r := a.rules[k]; r != nil {
+	a.changed = true
+	if a.all == nil {
+		c := a.changes[k]
+		c.Captures--
+		a.changes[k] = c
+		return
+	}
+	if r := a.all[k]; r != nil {
 		if r.Captures--; r.Captures <= 0 {
-			delete(a.rules, k)
+			delete(a.all, k)
 		}
-		a.changed = true
 	}
 }
 
@@ -106,25 +122,52 @@ func (a *accessRules) note(batch []store.Entry, marks []store.Mark) {
 }
 
 // write renders the rules into release-tmp/ when they changed, unsynced (commit syncs every file
-// it renames), and returns the rename the commit must make, or nothing.
+// it renames), and returns the rename the commit must make, or nothing: the whole set when it
+// was rebuilt, else the public file with this commit's changes merged in.
 func (a *accessRules) write(dataDir string) ([]journalFile, error) {
 	if !a.changed {
 		return nil, nil
 	}
-	rules := make([]public.EmbargoRule, 0, len(a.rules))
-	for _, r := range a.rules {
-		rules = append(rules, *r)
-	}
-	b, err := public.FormatEmbargoACL(rules)
-	if err != nil {
-		return nil, fmt.Errorf("release: %w", err)
-	}
 	tmp := filepath.Join(layout.ReleaseTmp(dataDir), layout.EmbargoACLFile)
-	if err := writeFile(tmp, b); err != nil {
+	if a.all != nil {
+		rules := make([]public.EmbargoRule, 0, len(a.all))
+		for _, r := range a.all {
+			rules = append(rules, *r)
+		}
+		b, err := public.FormatEmbargoACL(rules)
+		if err == nil {
+			err = writeFile(tmp, b)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("release: %w", err)
+		}
+	} else if err := mergeAccess(layout.EmbargoACL(dataDir), tmp, a.changes); err != nil {
 		return nil, fmt.Errorf("release: %w", err)
 	}
-	a.changed = false
+	a.all, a.changes, a.changed = nil, map[string]public.RuleChange{}, false
 	return []journalFile{{Tmp: layout.ReleaseTmpDir + "/" + layout.EmbargoACLFile, Public: layout.AccessDir + "/" + layout.EmbargoACLFile}}, nil
+}
+
+// mergeAccess writes the access rules file from, with changes merged in, to tmp (unsynced).
+func mergeAccess(from, tmp string, changes map[string]public.RuleChange) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, publicFileMode)
+	if err != nil {
+		return err
+	}
+	if err := out.Chmod(publicFileMode); err != nil {
+		out.Close()
+		return err
+	}
+	if err := public.MergeEmbargoACL(in, out, changes); err != nil {
+		out.Close()
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	return out.Close()
 }
 
 // commitAccess writes public/access/embargo.aclj in a commit of its own when a pass made no other
