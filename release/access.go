@@ -155,12 +155,8 @@ func mergeAccess(from, tmp string, changes map[string]public.RuleChange) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, publicFileMode)
+	out, err := createPublic(tmp)
 	if err != nil {
-		return err
-	}
-	if err := out.Chmod(publicFileMode); err != nil {
-		out.Close()
 		return err
 	}
 	if err := public.MergeEmbargoACL(in, out, changes); err != nil {
