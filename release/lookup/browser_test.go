@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,18 +31,47 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
+// browserCommand is chromium with args in a process group of its own and a fresh profile
+// directory; the group is killed when ctx ends, and the profile removed at the test's end once
+// nothing writes it any more (Chromium's helper processes outlive the main one for a moment,
+// which made t.TempDir's own cleanup fail with "directory not empty").
+func browserCommand(t *testing.T, ctx context.Context, chromium string, args ...string) *exec.Cmd {
+	t.Helper()
+	profile, err := os.MkdirTemp("", "archivectl-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for try := 0; ; try++ {
+			err := os.RemoveAll(profile)
+			if err == nil {
+				return
+			}
+			if try == 50 {
+				t.Logf("the browser profile %s stays: %v", profile, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	cmd := exec.CommandContext(ctx, chromium, append([]string{"--user-data-dir=" + profile}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	return cmd
+}
+
 // headless runs chromium headless with args and returns its stdout.
 func headless(t *testing.T, chromium string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	profile := t.TempDir()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-		"--disable-extensions", "--disable-background-networking", "--user-data-dir=" + profile, "--hide-scrollbars"}
-	cmd := exec.CommandContext(ctx, chromium, append(base, args...)...)
+		"--disable-extensions", "--disable-background-networking", "--hide-scrollbars"}
+	cmd := browserCommand(t, ctx, chromium, append(base, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // its helper processes, if any are left
 	if err != nil {
 		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
 	}

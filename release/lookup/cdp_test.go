@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -42,9 +41,9 @@ type cdpMessage struct {
 func startBrowser(t *testing.T, chromium string) *browser {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+	cmd := browserCommand(t, ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--no-first-run", "--disable-extensions", "--disable-background-networking", "--hide-scrollbars",
-		"--user-data-dir="+t.TempDir(), "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		"--remote-allow-origins=*", "about:blank")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
