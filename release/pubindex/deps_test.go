@@ -1,9 +1,9 @@
 package pubindex
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/archivectl/archivectl/internal/depstest"
 )
 
 // TestLinksNoStore: the lookup links this package, so it must link neither the store nor what
@@ -11,20 +11,8 @@ import (
 // file writes, and the Snappy and xxhash packages.
 func TestLinksNoStore(t *testing.T) {
 	t.Parallel()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to list the package's dependencies: %v", err)
-	}
-	out, err := exec.Command(gobin, "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) == 0 || deps[len(deps)-1] != "github.com/archivectl/archivectl/release/pubindex" {
-		t.Fatalf("go list -deps gave %q, not this package's dependencies", deps)
-	}
-	for _, d := range deps {
-		if d == "github.com/archivectl/archivectl/store" || strings.HasPrefix(d, "go.etcd.io/bbolt") || strings.HasPrefix(d, "github.com/nlnwa/gowarc") {
+	for _, d := range depstest.Deps(t, "github.com/archivectl/archivectl/release/pubindex") {
+		if depstest.LinksStore(d) {
 			t.Errorf("links %s", d)
 		}
 	}
