@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,23 +18,8 @@ import (
 // metadata records, older SURT keys) into a temporary data directory.
 func copyOldForm(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("testdata", "oldform", "archive")
 	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(filepath.Join("testdata", "oldform", "archive"))); err != nil {
 		t.Fatal(err)
 	}
 	return dst
