@@ -84,8 +84,8 @@ func (ix *index) exact(key string) ([]capture, error) {
 		return nil, nil
 	}
 	var out []capture
-	err := ix.set.Lookup(key, func(lines [][]byte) error {
-		out = fromIndex(out, pubindex.Merge(lines))
+	err := ix.set.Captures(key, func(cs []pubindex.Capture) error {
+		out = fromIndex(out, cs)
 		return nil
 	})
 	return out, err
@@ -93,6 +93,7 @@ func (ix *index) exact(key string) ([]capture, error) {
 
 // fromIndex appends the captures of one key to out.
 func fromIndex(out []capture, cs []pubindex.Capture) []capture {
+	out = slices.Grow(out, len(cs))
 	for i := range cs {
 		out = append(out, toCapture(&cs[i]))
 	}

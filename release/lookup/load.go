@@ -53,6 +53,7 @@ type interner struct {
 // sharedTable is one version of the interner's maps.
 type sharedTable struct {
 	strings map[string]string
+	paths   map[string]string // CDXJ filename → path relative to public/
 	lists   map[string][]string
 }
 
@@ -60,7 +61,7 @@ var shared = newInterner()
 
 func newInterner() *interner {
 	in := &interner{}
-	in.table.Store(&sharedTable{strings: map[string]string{}, lists: map[string][]string{}})
+	in.table.Store(&sharedTable{strings: map[string]string{}, paths: map[string]string{}, lists: map[string][]string{}})
 	return in
 }
 
@@ -77,10 +78,16 @@ func (in *interner) string(b []byte) string {
 // path returns, shared, the path relative to public/ of the file a CDXJ filename names (its
 // name alone, or the path that lines of earlier versions hold).
 func (in *interner) path(filename []byte) string {
-	if !bytes.Contains(filename, []byte("/")) {
-		filename = []byte(public.PathOf(string(filename)))
+	if p, ok := in.table.Load().paths[string(filename)]; ok {
+		return p
 	}
-	return in.string(filename)
+	p := string(filename)
+	if !bytes.Contains(filename, []byte("/")) {
+		p = public.PathOf(p)
+	}
+	key := string(filename)
+	in.add(func(t *sharedTable) { t.paths[key] = p })
+	return p
 }
 
 // list returns the decoding of a raw JSON array of strings (checked when the line was
@@ -106,10 +113,10 @@ func (in *interner) add(set func(*sharedTable)) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	old := in.table.Load()
-	if len(old.strings)+len(old.lists) >= maxShared {
+	if len(old.strings)+len(old.paths)+len(old.lists) >= maxShared {
 		return
 	}
-	t := &sharedTable{strings: maps.Clone(old.strings), lists: maps.Clone(old.lists)}
+	t := &sharedTable{strings: maps.Clone(old.strings), paths: maps.Clone(old.paths), lists: maps.Clone(old.lists)}
 	set(t)
 	in.table.Store(t)
 }

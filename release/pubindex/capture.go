@@ -66,6 +66,12 @@ func ParseLine(line []byte) (public.Raw, error) {
 // tombstone's line has one). Lines that do not parse are left out.
 func Merge(lines [][]byte) []Capture { return merge(parseCaptures(lines)) }
 
+// merge is Merge of the lines parsed (cs, which it leaves as it is).
+func merge(cs []Capture) []Capture {
+	out, _ := mergeInto(nil, nil, cs)
+	return out
+}
+
 // parseCaptures parses lines into captures, leaving out those that do not parse.
 func parseCaptures(lines [][]byte) []Capture {
 	cs := make([]Capture, 0, len(lines))
@@ -79,15 +85,16 @@ func parseCaptures(lines [][]byte) []Capture {
 	return cs
 }
 
-// merge is Merge of the lines parsed (cs, which it leaves as it is).
-func merge(cs []Capture) []Capture {
+// mergeInto is merge with its result in out[:0] and its sort order in order[:0], grown as
+// needed and returned for use again.
+func mergeInto(out []Capture, order []int, cs []Capture) ([]Capture, []int) {
 	// Sort positions, not the large structs: fewer bytes moved and no write barriers per swap.
-	order := make([]int, len(cs))
-	for i := range order {
-		order[i] = i
+	order = order[:0]
+	for i := range cs {
+		order = append(order, i)
 	}
 	slices.SortFunc(order, func(a, b int) int { return compareCaptures(&cs[a], &cs[b]) })
-	out := make([]Capture, 0, len(cs))
+	out = out[:0]
 	run := 0 // where the run of captures at one instant begins in out
 	for _, i := range order {
 		c := &cs[i]
@@ -111,7 +118,7 @@ func merge(cs []Capture) []Capture {
 			out = append(out, *c)
 		}
 	}
-	return out
+	return out, order
 }
 
 // sameID reports whether two captures of one key and instant have the same capture id (or,

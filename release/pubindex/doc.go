@@ -13,8 +13,14 @@
 //	public/index/SEG-<generation>-<k>.seg one segment: immutable once written
 //
 // A segment holds CDXJ lines exactly as the releaser wrote them, sorted by key then by line
-// bytes (for the keys archivectl writes this is byte order), in blocks of about 8 KiB each
+// bytes (for the keys archivectl writes this is byte order), in blocks of about 4 KiB each
 // compressed on its own in the Snappy block format, with a CRC-32C of each compressed block.
+// In a block, the lines are followed by one 92-byte record per line (format 3): the line's
+// numbers (times, status, record offset and length) and where each of its JSON fields lies
+// in it, as ParseLine read them when the segment was written, so that an exact lookup reads
+// a capture's fields without parsing JSON (a line whose fields are not plain views, such as
+// an escaped string, is marked to be parsed instead); then the length of the lines, 4 bytes.
+// Segments of format 2 (blocks of lines alone) are still read, their lines parsed.
 // After the blocks comes the table: a Bloom filter over the segment's keys (64-byte blocks,
 // one cache line a probe), the first key of every block, and one 32-byte entry per block
 // (offset, compressed and plain length, checksum, flags). Then the head: the first key of

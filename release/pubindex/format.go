@@ -20,7 +20,8 @@ const (
 // The segment format.
 const (
 	magic       = "ACPIDX2\n"
-	formatV2    = 2
+	formatV2    = 2 // blocks of lines
+	formatV3    = 3 // blocks of lines, their records and the lines' length (record.go): what is written
 	codecSnappy = 1 // the Snappy block format
 	footerSize  = 80
 	entrySize   = 32
@@ -37,9 +38,13 @@ const (
 // size at which a block ends even inside the lines of one key. Variables so that tests can
 // make many blocks of a few lines.
 var (
-	blockTarget = 8 << 10
+	blockTarget = 4 << 10
 	maxBlock    = 1 << 20
 )
+
+// writeFormat is the format segments are written in; a variable so that a test can write the
+// earlier one.
+var writeFormat uint32 = formatV3
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -47,6 +52,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // filter, the first keys, the entries), then the head (the top level's keys and the table's
 // chunk checksums), then the footer.
 type footer struct {
+	format              uint32 // formatV2 or formatV3 (what encode writes)
 	blocks, lines, keys uint64
 	bloomOff            uint64 // end of the blocks, start of the table and its filter
 	bloomBlocks, k      uint32
@@ -60,7 +66,7 @@ func (f *footer) encode() []byte {
 	b := make([]byte, footerSize)
 	copy(b, magic)
 	le := binary.LittleEndian
-	le.PutUint32(b[8:], formatV2)
+	le.PutUint32(b[8:], f.format)
 	le.PutUint32(b[12:], codecSnappy)
 	le.PutUint64(b[16:], f.blocks)
 	le.PutUint64(b[24:], f.lines)
@@ -91,10 +97,10 @@ func decodeFooter(b []byte, size int64) (footer, error) {
 		return f, errors.New("no segment footer at its end (torn or not a segment)")
 	case crc32.Checksum(b[:76], castagnoli) != le.Uint32(b[76:]):
 		return f, errors.New("footer checksum mismatch")
-	case le.Uint32(b[8:]) != formatV2 || le.Uint32(b[12:]) != codecSnappy:
+	case le.Uint32(b[8:]) != formatV2 && le.Uint32(b[8:]) != formatV3 || le.Uint32(b[12:]) != codecSnappy:
 		return f, fmt.Errorf("format %d codec %d, not one this version reads", le.Uint32(b[8:]), le.Uint32(b[12:]))
 	}
-	f = footer{blocks: le.Uint64(b[16:]), lines: le.Uint64(b[24:]), keys: le.Uint64(b[32:]), bloomOff: le.Uint64(b[40:]),
+	f = footer{format: le.Uint32(b[8:]), blocks: le.Uint64(b[16:]), lines: le.Uint64(b[24:]), keys: le.Uint64(b[32:]), bloomOff: le.Uint64(b[40:]),
 		bloomBlocks: le.Uint32(b[48:]), k: le.Uint32(b[52:]), keysOff: le.Uint64(b[56:]), topOff: le.Uint64(b[64:]),
 		headCRC: le.Uint32(b[72:]), crc: le.Uint32(b[76:])}
 	end := uint64(size) - footerSize

@@ -285,10 +285,25 @@ func (s *Segment) search(key []byte) int {
 	return lo + sort.Search(hi-lo, func(i int) bool { return bytes.Compare(s.firstKey(lo+i), key) >= 0 })
 }
 
-// block decodes block i into dst (reused when large enough) and checks it.
-func (s *Segment) block(i int, dst []byte) ([]byte, error) {
+// block decodes block i into dst (reused when large enough) and checks it. It returns the
+// whole block, its lines (a prefix of it) and their records (nil in a format-2 segment).
+func (s *Segment) block(i int, dst []byte) (buf, lines, recs []byte, err error) {
+	buf, err = s.decode(i, dst)
+	if err != nil || s.ft.format == formatV2 {
+		return buf, buf, nil, err
+	}
+	n := len(buf) - 4
+	l := int(binary.LittleEndian.Uint32(buf[n:]))
+	if l > n || (n-l)%recSize != 0 || l == 0 || buf[l-1] != '\n' {
+		return nil, nil, nil, damaged(s.info.Name, "block %d: its lines and records do not fit (corrupt)", i)
+	}
+	return buf, buf[:l], buf[l:n], nil
+}
+
+// decode decodes block i into dst (reused when large enough) and checks its checksum.
+func (s *Segment) decode(i int, dst []byte) ([]byte, error) {
 	e := s.entry(i)
-	if e.off+uint64(e.clen) > s.ft.bloomOff || int(e.ulen) > maxBlock+maxLine {
+	if e.off+uint64(e.clen) > s.ft.bloomOff || int(e.ulen) > maxBlock+maxLine+recSize+4 || e.ulen == 0 {
 		return nil, damaged(s.info.Name, "block %d: bad table entry (corrupt)", i)
 	}
 	comp, err := s.readAt(int64(e.off), int64(e.clen))
@@ -306,7 +321,7 @@ func (s *Segment) block(i int, dst []byte) ([]byte, error) {
 	}
 	out, err := s2.Decode(dst[:e.ulen], comp)
 	runtime.KeepAlive(s)
-	if err != nil || len(out) != int(e.ulen) || out[len(out)-1] != '\n' {
+	if err != nil || len(out) != int(e.ulen) || s.ft.format == formatV2 && out[len(out)-1] != '\n' {
 		return nil, damaged(s.info.Name, "block %d at offset %d: does not decode", i, e.off)
 	}
 	return out, nil
@@ -352,12 +367,12 @@ func (s *Segment) collect(key []byte, h uint64, r *reader) error {
 		return nil
 	}
 	for ; b < s.blocks(); b++ {
-		buf, err := s.block(b, r.buffer())
+		buf, lines, recs, err := s.block(b, r.buffer())
 		if err != nil {
 			return err
 		}
 		r.keep(buf)
-		for rest := buf; len(rest) > 0; {
+		for k, rest := 0, lines; len(rest) > 0; k++ {
 			n := bytes.IndexByte(rest, '\n') + 1
 			line := rest[:n]
 			rest = rest[n:]
@@ -365,7 +380,15 @@ func (s *Segment) collect(key []byte, h uint64, r *reader) error {
 			case c > 0:
 				return nil
 			case c == 0:
+				var rec []byte
+				if recs != nil {
+					if (k+1)*recSize > len(recs) {
+						return damaged(s.info.Name, "block %d: fewer records than lines (corrupt)", b)
+					}
+					rec = recs[k*recSize : (k+1)*recSize]
+				}
 				r.lines = append(r.lines, line)
+				r.recs = append(r.recs, rec)
 			}
 		}
 		if b+1 < s.blocks() && !bytes.Equal(s.firstKey(b+1), key) {

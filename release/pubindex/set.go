@@ -88,9 +88,13 @@ func (s *Set) Bytes() int64 {
 
 // reader holds the blocks one lookup decoded; the lines it hands out point into them.
 type reader struct {
-	lines [][]byte
-	used  [][]byte
-	free  [][]byte
+	lines  [][]byte
+	recs   [][]byte  // the record of each line, nil for a format-2 segment's
+	caps   []Capture // the lines' captures
+	merged []Capture // and merged
+	order  []int
+	used   [][]byte
+	free   [][]byte
 }
 
 var readers = sync.Pool{New: func() any { return &reader{} }}
@@ -119,6 +123,12 @@ func (r *reader) reset() {
 	r.used = r.used[:0]
 	clear(r.lines)
 	r.lines = r.lines[:0]
+	clear(r.recs)
+	r.recs = r.recs[:0]
+	clear(r.caps)
+	r.caps = r.caps[:0]
+	clear(r.merged)
+	r.merged = r.merged[:0]
 }
 
 // Lookup calls fn with every line of key in the set, in no particular order (Merge orders
@@ -127,6 +137,35 @@ func (s *Set) Lookup(key string, fn func(lines [][]byte) error) (err error) {
 	defer recoverFault(debug.SetPanicOnFault(true), &err)
 	r := readers.Get().(*reader)
 	defer func() { r.reset(); readers.Put(r) }()
+	if err := s.gather(key, r); err != nil || len(r.lines) == 0 {
+		return err
+	}
+	return fn(r.lines)
+}
+
+// Captures calls fn with the captures of key in the set as Merge makes them from its lines,
+// but read from the lines' records, without parsing them (but for lines of format-2
+// segments). The captures are valid only during fn.
+func (s *Set) Captures(key string, fn func([]Capture) error) (err error) {
+	defer recoverFault(debug.SetPanicOnFault(true), &err)
+	r := readers.Get().(*reader)
+	defer func() { r.reset(); readers.Put(r) }()
+	if err := s.gather(key, r); err != nil || len(r.lines) == 0 {
+		return err
+	}
+	cs := r.caps[:0]
+	for i, l := range r.lines {
+		if c, ok := fromRecord(l, r.recs[i]); ok {
+			cs = append(cs, c)
+		}
+	}
+	r.caps = cs
+	r.merged, r.order = mergeInto(r.merged, r.order, cs)
+	return fn(r.merged)
+}
+
+// gather collects the lines of key, and their records, from every segment into r.
+func (s *Set) gather(key string, r *reader) error {
 	k := []byte(key)
 	h := keyHash(k)
 	for _, seg := range s.segs {
@@ -134,10 +173,7 @@ func (s *Set) Lookup(key string, fn func(lines [][]byte) error) (err error) {
 			return err
 		}
 	}
-	if len(r.lines) == 0 {
-		return nil
-	}
-	return fn(r.lines)
+	return nil
 }
 
 // Scan calls fn for every key from `from` on, in key order, with all of its lines in the set
@@ -236,11 +272,11 @@ func (c *cursor) seek(from []byte) error {
 		return nil
 	}
 	c.b = max(c.seg.search(from)-1, 0)
-	buf, err := c.seg.block(c.b, nil)
+	buf, lines, _, err := c.seg.block(c.b, nil)
 	if err != nil {
 		return err
 	}
-	c.buf, c.rest = buf, buf
+	c.buf, c.rest = buf, lines
 	if err := c.next(); err != nil {
 		return err
 	}
@@ -261,11 +297,11 @@ func (c *cursor) next() error {
 			return nil
 		}
 		c.b++
-		buf, err := c.seg.block(c.b, c.buf)
+		buf, lines, _, err := c.seg.block(c.b, c.buf)
 		if err != nil {
 			return err
 		}
-		c.buf, c.rest = buf, buf
+		c.buf, c.rest = buf, lines
 	}
 	n := bytes.IndexByte(c.rest, '\n') + 1
 	c.line, c.rest = c.rest[:n], c.rest[n:]

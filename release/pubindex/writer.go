@@ -19,6 +19,7 @@ type segWriter struct {
 	bw        *bufio.Writer
 	off       uint64
 	block     []byte // the plain lines of the block being filled
+	recs      []byte // their records (record.go)
 	blockKey  []byte // its first key
 	cont      bool   // it starts inside the previous block's last key
 	comp      []byte
@@ -59,7 +60,7 @@ func (w *segWriter) add(line []byte) error {
 	if w.lines > 0 && compareLines(w.last, line) > 0 {
 		return fmt.Errorf("public index: %s: lines out of order: %.80q after %.80q", w.path, line, w.last)
 	}
-	if len(w.block) > 0 && ((newKey && len(w.block) >= blockTarget) || len(w.block)+len(line) > maxBlock) {
+	if plain := len(w.block) + len(w.recs); plain > 0 && ((newKey && plain >= blockTarget) || plain+len(line)+recSize > maxBlock) {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -73,6 +74,9 @@ func (w *segWriter) add(line []byte) error {
 		w.distinct++
 	}
 	w.block = append(w.block, line...)
+	if writeFormat == formatV3 {
+		w.recs = appendRecord(w.recs, line)
+	}
 	w.last = append(w.last[:0], line...)
 	w.lines++
 	return nil
@@ -82,6 +86,9 @@ func (w *segWriter) add(line []byte) error {
 func (w *segWriter) flush() error {
 	if len(w.block) == 0 {
 		return nil
+	}
+	if writeFormat == formatV3 {
+		w.block = binary.LittleEndian.AppendUint32(append(w.block, w.recs...), uint32(len(w.block)))
 	}
 	w.comp = s2.EncodeSnappyBetter(w.comp[:cap(w.comp)], w.block)
 	e := entry{off: w.off, keyOff: uint64(len(w.keys)), clen: uint32(len(w.comp)), ulen: uint32(len(w.block)),
@@ -104,7 +111,7 @@ func (w *segWriter) flush() error {
 	var eb [entrySize]byte
 	e.put(eb[:])
 	w.entries = append(w.entries, eb[:]...)
-	w.block = w.block[:0]
+	w.block, w.recs = w.block[:0], w.recs[:0]
 	w.cont = false
 	w.blockMade++
 	return nil
@@ -118,7 +125,7 @@ func (w *segWriter) finish() (SegmentInfo, error) {
 		w.abort()
 		return SegmentInfo{}, err
 	}
-	ft := footer{blocks: uint64(w.blockMade), lines: w.lines, keys: w.distinct, bloomOff: w.off, k: bloomK}
+	ft := footer{format: writeFormat, blocks: uint64(w.blockMade), lines: w.lines, keys: w.distinct, bloomOff: w.off, k: bloomK}
 	ft.bloomBlocks = bloomBlocksFor(w.distinct)
 	bloom := make([]byte, int(ft.bloomBlocks)*bloomBlock)
 	for _, h := range w.hashes {

@@ -1,0 +1,122 @@
+package pubindex
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// oddLines are lines whose records are not plain views: escaped strings, a line over 64 KiB,
+// and lines that do not parse at all.
+func oddLines(t testing.TB) [][]byte {
+	long := bytes.Replace(line(t, "https://long.example/", 1, false), []byte(`"text/html"`),
+		[]byte(`"`+strings.Repeat("x", 70<<10)+`"`), 1)
+	return [][]byte{
+		line(t, "https://esc.example/caf\u00e9", 1, true), // non-ASCII url: decoded, not a view
+		line(t, "https://esc.example/q\"uote", 2, false),
+		long,
+		[]byte("com,bad)/ 20260601000000 {\"url\":\n"),
+		[]byte("com,bad)/ 20260601000000 {}\n"),
+		[]byte("com,bad)/x not a line\n"),
+	}
+}
+
+// TestCapturesFromRecords: for every key, Captures (from the records) gives exactly what
+// Merge gives from the lines, in a format-3 segment and in one of the earlier format 2.
+func TestCapturesFromRecords(t *testing.T) {
+	lines := append(archive(t, rand.New(rand.NewPCG(5, 6)), 200), oddLines(t)...)
+	slices.SortFunc(lines, compareLines)
+	for _, format := range []uint32{formatV3, formatV2} {
+		t.Run(fmt.Sprint("format ", format), func(t *testing.T) {
+			defer func(f uint32) { writeFormat = f }(writeFormat)
+			writeFormat = format
+			pub := publicDir(t)
+			name := SegmentName(1, 1)
+			i := 0
+			info, err := writeSegment(filepath.Join(pub, Dir, name), false, func() ([]byte, error) {
+				if i == len(lines) {
+					return nil, nil
+				}
+				i++
+				return lines[i-1], nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			info.Name = name
+			seg, err := openFile(filepath.Join(pub, Dir, name), info)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer seg.Close()
+			if seg.ft.format != format {
+				t.Fatalf("segment of format %d, want %d", seg.ft.format, format)
+			}
+			set := &Set{segs: []*Segment{seg}}
+			for key := range byKey(lines) {
+				var want, got []byte // as JSON: the captures' views are valid only during the calls
+				if err := set.Lookup(key, func(ls [][]byte) (err error) {
+					want, err = json.Marshal(slices.Clip(append([]Capture{}, Merge(ls)...)))
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if err := set.Captures(key, func(cs []Capture) (err error) {
+					got, err = json.Marshal(slices.Clip(append([]Capture{}, cs...)))
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Fatalf("Captures(%q) differs from Merge of its lines:\n%s\n%s", key, got, want)
+				}
+			}
+		})
+	}
+}
+
+// FuzzRecord: a line's record says what ParseLine says of the line.
+func FuzzRecord(f *testing.F) {
+	for _, l := range append(archive(f, rand.New(rand.NewPCG(1, 1)), 5), oddLines(f)...) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		rec := appendRecord(nil, line)
+		if len(rec) != recSize {
+			t.Fatalf("record of %d bytes", len(rec))
+		}
+		got, ok := fromRecord(line, rec)
+		r, err := ParseLine(line)
+		if ok != (err == nil) {
+			t.Fatalf("record ok %v, ParseLine error %v", ok, err)
+		}
+		if ok && !reflect.DeepEqual(got, Capture{Raw: r, Headers: r.Block.Headers}) {
+			t.Fatalf("record gives %+v, ParseLine %+v", got, r)
+		}
+	})
+}
+
+// TestRecordKinds: a releaser's line is read from its record; what is not a view is parsed.
+func TestRecordKinds(t *testing.T) {
+	t.Parallel()
+	odd := oddLines(t)
+	for _, c := range []struct {
+		line []byte
+		kind byte
+	}{
+		{line(t, "https://a.example/", 1, true), recViews},
+		{line(t, "https://a.example/", 2, false), recViews},
+		{odd[0], recParse}, {odd[1], recParse}, {odd[2], recParse},
+		{odd[3], recMalformed}, {odd[4], recMalformed}, {odd[5], recMalformed},
+	} {
+		if k := appendRecord(nil, c.line)[0]; k != c.kind {
+			t.Errorf("record of %.60q is of kind %d, want %d", c.line, k, c.kind)
+		}
+	}
+}
