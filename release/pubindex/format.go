@@ -25,6 +25,7 @@ const (
 	codecSnappy = 1 // the Snappy block format
 	footerSize  = 80
 	entrySize   = 32
+	slotSize    = 8  // a key table slot: the key's fingerprint and the block where its lines begin
 	bloomBlock  = 64 // bytes: 512 bits
 	bloomK      = 7  // bits set per key
 	bitsPerKey  = 10
@@ -49,8 +50,8 @@ var writeFormat uint32 = formatV3
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // footer is the fixed-size end of a segment file. After the blocks come the table (the
-// filter, the first keys, the entries), then the head (the top level's keys and the table's
-// chunk checksums), then the footer.
+// filter in format 2, the first keys, the entries, the key table in format 3), then the head
+// (the top level's keys and the table's chunk checksums), then the footer.
 type footer struct {
 	format              uint32 // formatV2 or formatV3 (what encode writes)
 	blocks, lines, keys uint64
@@ -82,8 +83,22 @@ func (f *footer) encode() []byte {
 	return b
 }
 
-// entriesOff is where the entries begin.
-func (f *footer) entriesOff() uint64 { return f.topOff - f.blocks*entrySize }
+// slots is the size of the key table of a format-3 segment (0 in format 2): a power of two
+// at least 4/3 of its keys, so that the table is at most 3/4 full.
+func (f *footer) slots() uint64 {
+	if f.format == formatV2 || f.keys == 0 {
+		return 0
+	}
+	n := uint64(1)
+	for n < f.keys+f.keys/3+1 {
+		n <<= 1
+	}
+	return n
+}
+
+// slotsOff is where the key table begins; entriesOff is where the entries begin.
+func (f *footer) slotsOff() uint64   { return f.topOff - f.slots()*slotSize }
+func (f *footer) entriesOff() uint64 { return f.slotsOff() - f.blocks*entrySize }
 
 // chunks is how many checksummed chunks the table has.
 func (f *footer) chunks() uint64 { return (f.topOff - f.bloomOff + chunkSize - 1) / chunkSize }
@@ -105,13 +120,16 @@ func decodeFooter(b []byte, size int64) (footer, error) {
 		headCRC: le.Uint32(b[72:]), crc: le.Uint32(b[76:])}
 	end := uint64(size) - footerSize
 	switch {
-	case f.topOff > end || f.bloomOff > f.topOff || f.blocks > (f.topOff-f.bloomOff)/entrySize:
+	case f.topOff > end || f.bloomOff > f.topOff || f.blocks > (f.topOff-f.bloomOff)/entrySize || f.keys > (f.topOff-f.bloomOff)/slotSize:
 		return f, errors.New("footer: sections out of range")
+	case f.blocks*entrySize+f.slots()*slotSize > f.topOff-f.bloomOff:
+		return f, errors.New("footer: the table's sections do not fit")
 	case f.bloomOff+uint64(f.bloomBlocks)*bloomBlock != f.keysOff || f.keysOff > f.entriesOff():
 		return f, errors.New("footer: the table's sections do not fit")
 	case f.topOff+f.chunks()*4 > end:
 		return f, errors.New("footer: no room for the head")
-	case f.k == 0 || f.k > 16 || (f.bloomBlocks == 0) != (f.blocks == 0):
+	case f.format == formatV2 && (f.k == 0 || f.k > 16 || (f.bloomBlocks == 0) != (f.blocks == 0)),
+		f.format == formatV3 && (f.bloomBlocks != 0 || (f.keys == 0) != (f.blocks == 0)):
 		return f, errors.New("footer: bad filter parameters")
 	}
 	return f, nil

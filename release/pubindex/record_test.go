@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -118,5 +119,34 @@ func TestRecordKinds(t *testing.T) {
 		if k := appendRecord(nil, c.line)[0]; k != c.kind {
 			t.Errorf("record of %.60q is of kind %d, want %d", c.line, k, c.kind)
 		}
+	}
+}
+
+// TestKeyTableCollisions: when every key has the same fingerprint, a lookup reads the blocks
+// of other keys on its way and still finds exactly its own lines, and none for a missing key.
+func TestKeyTableCollisions(t *testing.T) {
+	defer func(m uint32) { fingerprintMask = m }(fingerprintMask)
+	fingerprintMask = 0
+	lines := archive(t, rand.New(rand.NewPCG(7, 8)), 150)
+	pub := publicDir(t)
+	commit(t, pub, 1, lines)
+	check(t, pub, lines).Close()
+}
+
+// TestVerifyChecksExactLookups: Verify reports keys whose exact lookup misses their lines
+// (here because fingerprints are computed otherwise than when the segment was written).
+func TestVerifyChecksExactLookups(t *testing.T) {
+	lines := archive(t, rand.New(rand.NewPCG(9, 10)), 50)
+	pub := publicDir(t)
+	commit(t, pub, 1, lines)
+	writeCDXJ(t, pub, "TOMBSTONES-20261129000000-00001.cdxj", lines)
+	if problems, err := Verify(os.DirFS(pub)); err != nil || len(problems) != 0 {
+		t.Fatalf("Verify of a sound index = %q, %v", problems, err)
+	}
+	defer func(m uint32) { fingerprintMask = m }(fingerprintMask)
+	fingerprintMask = 0
+	problems, err := Verify(os.DirFS(pub))
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "an exact lookup of 50 keys") {
+		t.Fatalf("Verify = %q, %v; want the keys an exact lookup misses", problems, err)
 	}
 }

@@ -40,10 +40,11 @@ type Segment struct {
 	ft       footer
 	data     []byte      // the whole file, mapped; nil when read with pread
 	ra       io.ReaderAt // the file, when not mapped
-	table    []byte      // the filter, first keys and entries
+	table    []byte      // the filter (format 2), first keys, entries and key table (format 3)
 	bloom    []byte      // views into table
 	keys     []byte
 	entries  []byte
+	slots    []byte
 	top      []string      // the first key of every topStep-th block: most of a search's probes
 	sums     []uint32      // the CRC-32C of each chunk of the table
 	verified []atomic.Bool // which chunks were checked against their sums
@@ -154,8 +155,8 @@ func (s *Segment) load(size int64) error {
 	if s.table, err = s.readAt(int64(s.ft.bloomOff), int64(s.ft.topOff-s.ft.bloomOff)); err != nil {
 		return damaged(name, "cannot read its table: %v", err)
 	}
-	bl, ko, eo := int(s.ft.bloomBlocks)*bloomBlock, s.ft.keysOff-s.ft.bloomOff, s.ft.entriesOff()-s.ft.bloomOff
-	s.bloom, s.keys, s.entries = s.table[:bl], s.table[ko:eo], s.table[eo:]
+	bl, ko, eo, so := int(s.ft.bloomBlocks)*bloomBlock, s.ft.keysOff-s.ft.bloomOff, s.ft.entriesOff()-s.ft.bloomOff, s.ft.slotsOff()-s.ft.bloomOff
+	s.bloom, s.keys, s.entries, s.slots = s.table[:bl], s.table[ko:eo], s.table[eo:so], s.table[so:]
 	s.verified = make([]atomic.Bool, len(s.sums))
 	if s.data == nil { // read into memory: check it all now
 		for c := range s.sums {
@@ -259,7 +260,7 @@ func (s *Segment) Info() SegmentInfo { return s.info }
 func (s *Segment) blocks() int { return int(s.ft.blocks) }
 
 func (s *Segment) entry(i int) entry {
-	off := len(s.table) - len(s.entries) + i*entrySize
+	off := len(s.table) - len(s.slots) - len(s.entries) + i*entrySize
 	s.check(off, entrySize)
 	return getEntry(s.entries[i*entrySize:])
 }
@@ -356,9 +357,12 @@ func (s *Segment) startBlock(key []byte) int {
 	return i - 1 // only the block before can end with key's lines
 }
 
-// collect appends the lines of key to r.lines; h is the key's filter hash.
+// collect appends the lines of key to r.lines; h is the key's hash.
 func (s *Segment) collect(key []byte, h uint64, r *reader) error {
 	defer runtime.KeepAlive(s)
+	if s.ft.format != formatV2 {
+		return s.probe(key, h, r)
+	}
 	if !s.mayHold(h) {
 		return nil
 	}
@@ -366,10 +370,46 @@ func (s *Segment) collect(key []byte, h uint64, r *reader) error {
 	if b < 0 {
 		return nil
 	}
+	_, err := s.readFrom(b, key, r)
+	return err
+}
+
+// probe finds the block where the lines of key begin in the key table and reads them from
+// it: format 3.
+func (s *Segment) probe(key []byte, h uint64, r *reader) error {
+	n := uint64(len(s.slots) / slotSize)
+	if n == 0 {
+		return nil
+	}
+	le := binary.LittleEndian
+	j, fp := slotPlace(h, n)
+	base := len(s.table) - len(s.slots)
+	for range n {
+		s.check(base+int(j)*slotSize, slotSize)
+		slot := s.slots[j*slotSize:]
+		switch le.Uint32(slot) {
+		case 0:
+			return nil
+		case fp:
+			b := int(le.Uint32(slot[4:]))
+			if b >= s.blocks() {
+				return damaged(s.info.Name, "key table slot %d: block %d out of range (corrupt)", j, b)
+			}
+			if found, err := s.readFrom(b, key, r); found || err != nil {
+				return err
+			}
+		}
+		j = (j + 1) & (n - 1)
+	}
+	return nil
+}
+
+// readFrom appends to r the lines of key from block b on, and reports whether there were any.
+func (s *Segment) readFrom(b int, key []byte, r *reader) (found bool, err error) {
 	for ; b < s.blocks(); b++ {
 		buf, lines, recs, err := s.block(b, r.buffer())
 		if err != nil {
-			return err
+			return found, err
 		}
 		r.keep(buf)
 		for k, rest := 0, lines; len(rest) > 0; k++ {
@@ -378,22 +418,23 @@ func (s *Segment) collect(key []byte, h uint64, r *reader) error {
 			rest = rest[n:]
 			switch c := bytes.Compare(KeyOf(line), key); {
 			case c > 0:
-				return nil
+				return found, nil
 			case c == 0:
 				var rec []byte
 				if recs != nil {
 					if (k+1)*recSize > len(recs) {
-						return damaged(s.info.Name, "block %d: fewer records than lines (corrupt)", b)
+						return found, damaged(s.info.Name, "block %d: fewer records than lines (corrupt)", b)
 					}
 					rec = recs[k*recSize : (k+1)*recSize]
 				}
 				r.lines = append(r.lines, line)
 				r.recs = append(r.recs, rec)
+				found = true
 			}
 		}
 		if b+1 < s.blocks() && !bytes.Equal(s.firstKey(b+1), key) {
-			return nil
+			return found, nil
 		}
 	}
-	return nil
+	return found, nil
 }

@@ -46,18 +46,34 @@ func Verify(fsys fs.FS) ([]string, error) {
 	}
 	t := &tally{days: map[int64]int64{}}
 	var problems []string
+	unfound := 0 // keys whose exact lookup (key table, records) disagrees with their lines
 	err = set.Scan("", func(key []byte, lines [][]byte) (bool, error) {
 		for _, l := range lines {
 			count[xxhash.Sum64(l)]--
 		}
-		t.add(Merge(lines), +1)
-		return true, nil
+		merged := Merge(lines)
+		t.add(merged, +1)
+		var found []Capture
+		err := set.Captures(string(key), func(cs []Capture) error {
+			found = cs // compared before Captures returns: the views are valid during fn only
+			if len(cs) != len(merged) || len(cs) > 0 && !reflect.DeepEqual(cs, merged) {
+				unfound++
+			}
+			return nil
+		})
+		if found == nil && len(merged) > 0 {
+			unfound++
+		}
+		return true, err
 	})
 	if errors.As(err, &d) {
 		return append(problems, d.Error()), nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	if unfound > 0 {
+		problems = append(problems, fmt.Sprintf("public/%s: an exact lookup of %d keys does not give the captures of their lines; rebuild it with: archivectl reindex-public", Dir, unfound))
 	}
 	missing, extra := 0, 0
 	for _, n := range count {

@@ -28,6 +28,7 @@ type segWriter struct {
 	entries   []byte
 	top       []byte   // the head's top level: every topStep-th block's first key, length-prefixed
 	hashes    []uint64 // one per distinct key
+	starts    []uint32 // the block where each distinct key's lines begin
 	sync      bool     // fsync the file when it is finished
 	lines     uint64
 	distinct  uint64
@@ -71,6 +72,7 @@ func (w *segWriter) add(line []byte) error {
 	}
 	if newKey {
 		w.hashes = append(w.hashes, keyHash(key))
+		w.starts = append(w.starts, uint32(w.blockMade))
 		w.distinct++
 	}
 	w.block = append(w.block, line...)
@@ -117,7 +119,7 @@ func (w *segWriter) flush() error {
 	return nil
 }
 
-// finish writes the table (filter, first keys, entries), the head (top-level keys, the
+// finish writes the table (filter or key table, first keys, entries), the head (top-level keys, the
 // table's chunk checksums) and the footer, syncs (if w.sync) and closes the file, and returns
 // what the manifest records of it.
 func (w *segWriter) finish() (SegmentInfo, error) {
@@ -126,21 +128,30 @@ func (w *segWriter) finish() (SegmentInfo, error) {
 		return SegmentInfo{}, err
 	}
 	ft := footer{format: writeFormat, blocks: uint64(w.blockMade), lines: w.lines, keys: w.distinct, bloomOff: w.off, k: bloomK}
-	ft.bloomBlocks = bloomBlocksFor(w.distinct)
-	bloom := make([]byte, int(ft.bloomBlocks)*bloomBlock)
-	for _, h := range w.hashes {
-		bloomAdd(bloom, ft.bloomBlocks, h)
+	var bloom, slots []byte // format 2 has a Bloom filter, format 3 a key table
+	if ft.format == formatV2 {
+		ft.bloomBlocks = bloomBlocksFor(w.distinct)
+		bloom = make([]byte, int(ft.bloomBlocks)*bloomBlock)
+		for _, h := range w.hashes {
+			bloomAdd(bloom, ft.bloomBlocks, h)
+		}
+	} else {
+		if w.blockMade > 1<<32-1 {
+			w.abort()
+			return SegmentInfo{}, fmt.Errorf("public index: %s: %d blocks are more than a segment holds", w.path, w.blockMade)
+		}
+		slots = keyTable(ft.slots(), w.hashes, w.starts)
 	}
 	ft.keysOff = w.off + uint64(len(bloom))
 	var chunks chunker
-	for _, b := range [][]byte{bloom, w.keys, w.entries} {
+	for _, b := range [][]byte{bloom, w.keys, w.entries, slots} {
 		chunks.write(b)
 		if _, err := w.bw.Write(b); err != nil {
 			w.abort()
 			return SegmentInfo{}, fmt.Errorf("public index: write %s: %w", w.path, err)
 		}
 	}
-	ft.topOff = ft.keysOff + uint64(len(w.keys)+len(w.entries))
+	ft.topOff = ft.keysOff + uint64(len(w.keys)+len(w.entries)+len(slots))
 	head := w.top
 	for _, c := range chunks.sums() {
 		head = binary.LittleEndian.AppendUint32(head, c)
