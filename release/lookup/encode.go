@@ -57,6 +57,9 @@ type warcJSON struct {
 	Length int64  `json:"length"`
 }
 
+// jsonType is the Content-Type of JSON answers, shared (net/http only reads it).
+var jsonType = []string{"application/json"}
+
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
 // writeCaptures answers 200 with the captures.
@@ -64,8 +67,8 @@ func writeCaptures(w http.ResponseWriter, url, matchType string, cs []capture, n
 	bp := buffers.Get().(*[]byte)
 	b := appendCaptures((*bp)[:0], url, matchType, cs, next)
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
+	h["Content-Type"] = jsonType // canonical keys set directly: no canonicalising on the hot path
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(http.StatusOK)
 	w.Write(b)
 	if cap(b) <= 1<<20 {

@@ -144,7 +144,10 @@ func (c *Capture) Released() bool { return string(c.Block.State) == public.State
 
 // compareCaptures orders one key's captures: newest first, released first, then by location.
 func compareCaptures(a, b *Capture) int {
-	return cmp.Or(cmp.Compare(b.Time, a.Time), compareBool(b.Released(), a.Released()),
+	if c := cmp.Compare(b.Time, a.Time); c != 0 { // most orders are decided here: no more comparing
+		return c
+	}
+	return cmp.Or(compareBool(b.Released(), a.Released()),
 		bytes.Compare(a.Block.Filename, b.Block.Filename), cmp.Compare(a.Block.Offset, b.Block.Offset))
 }
 

@@ -150,3 +150,20 @@ func TestVerifyChecksExactLookups(t *testing.T) {
 		t.Fatalf("Verify = %q, %v; want the keys an exact lookup misses", problems, err)
 	}
 }
+
+// TestMixedFormats: an index written before format 3 keeps working as commits add format-3
+// segments to it (and as merges rewrite its segments).
+func TestMixedFormats(t *testing.T) {
+	lines := archive(t, rand.New(rand.NewPCG(11, 12)), 120)
+	pub := publicDir(t)
+	defer func(f uint32) { writeFormat = f }(writeFormat)
+	writeFormat = formatV2
+	commit(t, pub, 1, lines[:len(lines)/2])
+	writeFormat = formatV3
+	for gen, start := int64(2), len(lines)/2; start < len(lines); gen++ {
+		end := min(start+len(lines)/10, len(lines))
+		commit(t, pub, gen, lines[start:end])
+		check(t, pub, lines[:end]).Close()
+		start = end
+	}
+}

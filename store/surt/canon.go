@@ -88,6 +88,14 @@ func normalizePath(p string) string {
 	if p == "" {
 		return "/"
 	}
+	if p[0] == '/' && !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
+		return p // no empty, "." or ".." segment: nothing to do (most paths)
+	}
+	return resolvePath(p)
+}
+
+// resolvePath is normalizePath of a non-empty path, segment by segment.
+func resolvePath(p string) string {
 	segs := strings.Split(p, "/")[1:]
 	kept := make([]string, 0, len(segs))
 	for _, s := range segs {

@@ -202,3 +202,23 @@ func FuzzKey(f *testing.F) {
 		}
 	})
 }
+
+// TestNormalizePathShortcut: the shortcut for paths with nothing to resolve agrees with
+// resolving every path of up to 8 characters of "/", "." and "a".
+func TestNormalizePathShortcut(t *testing.T) {
+	t.Parallel()
+	paths := []string{""}
+	for range 8 {
+		n := len(paths)
+		for _, p := range paths[:n] {
+			for _, c := range []string{"/", ".", "a"} {
+				paths = append(paths, p+c)
+			}
+		}
+	}
+	for _, p := range paths[1:] {
+		if got, want := normalizePath(p), resolvePath(p); got != want {
+			t.Fatalf("normalizePath(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
