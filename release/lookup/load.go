@@ -81,11 +81,10 @@ func (in *interner) path(filename []byte) string {
 	if p, ok := in.table.Load().paths[string(filename)]; ok {
 		return p
 	}
-	p := string(filename)
+	key, p := string(filename), string(filename)
 	if !bytes.Contains(filename, []byte("/")) {
-		p = public.PathOf(p)
+		p = public.PathOf(key)
 	}
-	key := string(filename)
 	in.add(func(t *sharedTable) { t.paths[key] = p })
 	return p
 }

@@ -89,8 +89,9 @@ func (w *segWriter) flush() error {
 	if len(w.block) == 0 {
 		return nil
 	}
-	if writeFormat == formatV3 {
-		w.block = binary.LittleEndian.AppendUint32(append(w.block, w.recs...), uint32(len(w.block)))
+	if writeFormat == formatV3 { // the lines, their records, the lines' length
+		lines := uint32(len(w.block))
+		w.block = binary.LittleEndian.AppendUint32(append(w.block, w.recs...), lines)
 	}
 	w.comp = s2.EncodeSnappyBetter(w.comp[:cap(w.comp)], w.block)
 	e := entry{off: w.off, keyOff: uint64(len(w.keys)), clen: uint32(len(w.comp)), ulen: uint32(len(w.block)),
@@ -119,9 +120,9 @@ func (w *segWriter) flush() error {
 	return nil
 }
 
-// finish writes the table (filter or key table, first keys, entries), the head (top-level keys, the
-// table's chunk checksums) and the footer, syncs (if w.sync) and closes the file, and returns
-// what the manifest records of it.
+// finish writes the table (filter or key table, first keys, entries), the head (top-level
+// keys, the table's chunk checksums) and the footer, syncs (if w.sync) and closes the file,
+// and returns what the manifest records of it.
 func (w *segWriter) finish() (SegmentInfo, error) {
 	if err := w.flush(); err != nil {
 		w.abort()
