@@ -17,24 +17,25 @@ import (
 
 // Summary is what a crawl did.
 type Summary struct {
-	Pages          int                    // captures sealed by this run, robots.txt aside (revisits included)
-	Revisits       int                    // of which unchanged payloads written as revisits
-	Resumed        int                    // pages sealed by earlier runs of a resumed crawl
-	Robots         int                    // robots.txt exchanges archived
-	Bytes          int64                  // raw response bytes of the pages
-	Frontier       int                    // URLs the frontier knows (fetched, pending or skipped)
-	Disallowed     int                    // URLs robots.txt disallowed: never requested
-	Unreachable    int                    // of which disallowed because robots.txt answered 429 or 5xx (not printed)
-	Skipped        int                    // URLs of skipped origins
-	SkippedOrigins int                    // origins skipped (Crawl-delay or Retry-After above the ceiling)
-	Embargoed      map[embargo.Period]int // pages under an embargo, per period
-	Errors         map[string]int         // failed URLs per error kind; robots-unreachable: robots.txt got no answer
-	Duration       time.Duration
-	PeakRSS        int64 // the process's peak resident memory in bytes (Linux VmHWM), 0 when unknown
-	Requisites     int   // of Pages, requisites: embedded resources outside the scope or depth
-	Sitemaps       int   // of Pages, sitemap files
-	SitemapURLs    int   // new pages that sitemaps listed
-	OtherPartition int   // URLs found on origins of other partitions (Config.Partition), left to their nodes
+	Pages             int                    // captures sealed by this run, robots.txt aside (revisits included)
+	Revisits          int                    // of which unchanged payloads written as revisits
+	Resumed           int                    // pages sealed by earlier runs of a resumed crawl
+	Robots            int                    // robots.txt exchanges archived
+	RobotsNotArchived int                    // robots.txt redirect hops at other URLs: parsed or followed, not archived (docs/rules.md#d23)
+	Bytes             int64                  // raw response bytes of the pages
+	Frontier          int                    // URLs the frontier knows (fetched, pending or skipped)
+	Disallowed        int                    // URLs robots.txt disallowed: never requested
+	Unreachable       int                    // of which disallowed because robots.txt answered 429 or 5xx (not printed)
+	Skipped           int                    // URLs of skipped origins
+	SkippedOrigins    int                    // origins skipped (Crawl-delay or Retry-After above the ceiling)
+	Embargoed         map[embargo.Period]int // pages under an embargo, per period
+	Errors            map[string]int         // failed URLs per error kind; robots-unreachable: robots.txt got no answer
+	Duration          time.Duration
+	PeakRSS           int64 // the process's peak resident memory in bytes (Linux VmHWM), 0 when unknown
+	Requisites        int   // of Pages, requisites: embedded resources outside the scope or depth
+	Sitemaps          int   // of Pages, sitemap files
+	SitemapURLs       int   // new pages that sitemaps listed
+	OtherPartition    int   // URLs found on origins of other partitions (Config.Partition), left to their nodes
 }
 
 // PagesPerSecond is the crawl's rate over its whole duration.
@@ -52,7 +53,11 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	if s.Resumed > 0 {
 		b = fmt.Appendf(b, ", %d from earlier runs", s.Resumed)
 	}
-	b = fmt.Appendf(b, "\nbytes        %d\nfrontier     %d URLs known\nrobots.txt   %d archived\ndisallowed   %d\n", s.Bytes, s.Frontier, s.Robots, s.Disallowed)
+	b = fmt.Appendf(b, "\nbytes        %d\nfrontier     %d URLs known\nrobots.txt   %d archived", s.Bytes, s.Frontier, s.Robots)
+	if s.RobotsNotArchived > 0 {
+		b = fmt.Appendf(b, " (%d redirect hops at other URLs not archived)", s.RobotsNotArchived)
+	}
+	b = fmt.Appendf(b, "\ndisallowed   %d\n", s.Disallowed)
 	if s.Requisites > 0 {
 		b = fmt.Appendf(b, "requisites   %d\n", s.Requisites)
 	}

@@ -249,11 +249,20 @@ func (c *Crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*r
 }
 
 // archiveRobots seals the exchanges of a fresh robots.txt fetch and remembers the deciding one.
+// Only exchanges of an origin's /robots.txt are archived, as evidence outside every embargo; a hop
+// at any other URL (a redirect's intermediate step or target) is a resource of its own origin and
+// is not archived at all (docs/rules.md#d23).
 func (c *Crawl) archiveRobots(o *originState, r *robots.File) {
 	var caps []store.Capture
 	for _, h := range r.Hops {
 		x, ok := h.Evidence.(*exchange)
 		if !ok {
+			continue
+		}
+		if !embargo.RobotsExempt(x.URL) {
+			c.log.Warn("robots.txt redirect reached a URL that is not a robots.txt: parsed as the origin's robots.txt, not archived",
+				"origin", o.name, "url", x.URL)
+			c.stats.add(func(s *Summary) { s.RobotsNotArchived++ })
 			continue
 		}
 		caps = append(caps, store.Capture{URL: x.URL, Time: x.Time, IP: x.IP, Request: x.Request, Response: x.Response, Truncated: x.Truncated, Robots: true})

@@ -1,10 +1,15 @@
 package store
 
 import (
+	"errors"
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
 )
+
+// ErrNotRobotsTxt is Seal's error for a capture marked Robots whose URL is not an origin's
+// /robots.txt: only those are exempt from embargo (docs/rules.md#d23).
+var ErrNotRobotsTxt = errors.New("only an origin's /robots.txt may be sealed as robots.txt evidence")
 
 // Capture is one HTTP exchange as fetched, with the policy facts that decided it; the crawler hands it to Seal.
 type Capture struct {
@@ -14,7 +19,7 @@ type Capture struct {
 	Request     []byte         // the raw HTTP request as sent
 	Response    []byte         // the raw HTTP response: status line, header fields and payload as received
 	Truncated   string         // WARC-Truncated reason ("length", "time"), "" when complete
-	Robots      bool           // a robots.txt fetch: archived as evidence, never embargoed
+	Robots      bool           // a robots.txt fetch: archived as evidence, never embargoed; only for an origin's /robots.txt (ErrNotRobotsTxt)
 	Period      embargo.Period // embargo period of the robots.txt group that applied
 	Rule        string         // the deciding robots.txt rule, e.g. "12 embargo-allow /news"
 	RobotsID    string         // WARC-Record-ID of the robots.txt capture that decided this one

@@ -200,6 +200,9 @@ func (s *Store) build(c Capture) (*sealing, error) {
 		EmbargoSource: c.EmbargoSource,
 	}
 	if c.Robots {
+		if !embargo.RobotsExempt(c.URL) {
+			return nil, fmt.Errorf("%s: %w", c.URL, ErrNotRobotsTxt)
+		}
 		p.e.Period = embargo.None // robots.txt is evidence, never embargoed
 	}
 	return p, nil

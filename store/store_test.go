@@ -259,7 +259,11 @@ func TestReleaseTimes(t *testing.T) {
 			if tc.lm != "" {
 				hs = append(hs, "Last-Modified: "+tc.lm)
 			}
-			c := capture("https://example.com/p", tc.at, "body", hs...)
+			u := "https://example.com/p"
+			if tc.robots {
+				u = "https://example.com/robots.txt"
+			}
+			c := capture(u, tc.at, "body", hs...)
 			c.Period, c.Robots = tc.period, tc.robots
 			e := seal(t, s, c)[0]
 			if !e.ReleaseAt.Equal(tc.want) {
@@ -470,5 +474,27 @@ func TestChunkedPayloadDigest(t *testing.T) {
 	defer rec.Close()
 	if !bytes.Equal(readBlock(t, rec), c.Response) {
 		t.Error("the chunked response is not stored as received")
+	}
+}
+
+// TestSealRobotsOnlyAtRobotsTxt: a capture marked as robots.txt evidence at any other URL is
+// refused as a whole and nothing is sealed (docs/rules.md#d23).
+func TestSealRobotsOnlyAtRobotsTxt(t *testing.T) {
+	t.Parallel()
+	s := openTestStore(t, t.TempDir(), Options{})
+	defer s.Close()
+	c := capture("https://example.com/news/a", t0, "an embargoed article")
+	c.Robots, c.Period = true, embargo.Quarter
+	ok := capture("https://example.com/robots.txt", t0, "User-agent: *\n")
+	ok.Robots = true
+	if _, err := s.Seal(context.Background(), []Capture{ok, c}); !errors.Is(err, ErrNotRobotsTxt) {
+		t.Fatalf("Seal = %v, want ErrNotRobotsTxt", err)
+	}
+	n, err := s.Index().Counts(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Sealed+n.Released+n.Tombstoned != 0 {
+		t.Errorf("counts %+v after a refused seal, want nothing indexed", n)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
 	"github.com/nlnwa/gowarc/v3"
@@ -114,6 +115,11 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 	staleKeys := 0
 	for _, id := range ids {
 		e := indexed[id]
+		if e.Robots && !embargo.RobotsExempt(e.URL) {
+			problems = append(problems, Problem{File: e.Response.File, Offset: e.Response.Offset, ID: id, What: fmt.Sprintf(
+				"%s is %s as robots.txt evidence, outside its origin's embargo and rules, but is not an origin's /robots.txt "+
+					"(sealed by an archivectl before docs/rules.md#d23); release passes hold it back", e.URL, e.State)})
+		}
 		r, ok := found[id]
 		if !ok {
 			what := "index entry does not resolve to a complete, valid capture in the sealed files"

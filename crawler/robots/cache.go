@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/archivectl/archivectl/embargo"
 )
 
 // MaxRedirects is how many consecutive redirects a robots.txt fetch follows; one more makes
@@ -146,7 +148,7 @@ func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.T
 			e.unreachable = time.Time{}
 			return r, nil
 		case s >= 300 && s < 400:
-			next, reason := redirectTarget(f)
+			next, reason := redirectTarget(origin, f)
 			if reason == "" && len(r.Hops) > MaxRedirects {
 				reason = fmt.Sprintf("more than %d redirects", MaxRedirects)
 			}
@@ -165,7 +167,10 @@ func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.T
 }
 
 // redirectTarget resolves a redirect's Location; reason is non-empty when it cannot be followed.
-func redirectTarget(f *Fetched) (next, reason string) {
+// A redirect is followed to any URL of origin, whose own server names it as its robots.txt, and
+// to any other origin's /robots.txt (always allowed to be fetched there); never to another origin's
+// other resources, which that origin's own rules and politeness govern (docs/rules.md#d23).
+func redirectTarget(origin string, f *Fetched) (next, reason string) {
 	loc := f.Header.Get("Location")
 	if loc == "" {
 		return "", "HTTP " + strconv.Itoa(f.Status) + " without Location"
@@ -179,7 +184,17 @@ func redirectTarget(f *Fetched) (next, reason string) {
 		return "", "bad redirect to " + strconv.Quote(loc)
 	}
 	u.Fragment = ""
-	return u.String(), ""
+	next = u.String()
+	if !sameOrigin(u, origin) && !embargo.RobotsExempt(next) {
+		return "", "redirect to " + strconv.Quote(next) + ", another origin's resource that is not its robots.txt: not fetched"
+	}
+	return next, ""
+}
+
+// sameOrigin reports whether u lies on origin ("scheme://host[:port]").
+func sameOrigin(u *url.URL, origin string) bool {
+	o, err := url.Parse(origin)
+	return err == nil && Origin(u) == Origin(o)
 }
 
 // available settles r as Available or Unavailable with the response's time to live.

@@ -206,6 +206,50 @@ func TestCacheCrossOriginRedirect(t *testing.T) {
 	}
 }
 
+// TestCacheRedirectTargets: a robots.txt redirect is followed to the origin's own URLs and to
+// another origin's /robots.txt, never to another origin's other resources (docs/rules.md#d23).
+func TestCacheRedirectTargets(t *testing.T) {
+	t.Parallel()
+	other := newSite(t, status(200, "User-agent: *\nDisallow: /\n"))
+	tests := []struct {
+		name     string
+		location func(self string) string
+		avail    Availability
+		hops     int
+		otherHit bool
+	}{
+		{"own origin, other path", func(self string) string { return self + "/robots-real.txt" }, Available, 2, false},
+		{"other origin's robots.txt", func(string) string { return other.URL + "/robots.txt" }, Available, 2, true},
+		{"other origin's article", func(string) string { return other.URL + "/news/a" }, Unavailable, 1, false},
+		{"other origin's robots.txt with a query", func(string) string { return other.URL + "/robots.txt?v=2" }, Unavailable, 1, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := other.hits.Load()
+			var self string
+			s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					http.Redirect(w, r, tc.location(self), http.StatusFound)
+					return
+				}
+				fmt.Fprint(w, "User-agent: *\nDisallow: /\n")
+			})
+			self = s.URL
+			c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
+			r, _, err := c.Get(context.Background(), s.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Availability != tc.avail || len(r.Hops) != tc.hops {
+				t.Errorf("availability %v, %d hops (%s); want %v, %d", r.Availability, len(r.Hops), r.Reason, tc.avail, tc.hops)
+			}
+			if hit := other.hits.Load() > before; hit != tc.otherHit {
+				t.Errorf("the other origin was asked: %v, want %v", hit, tc.otherHit)
+			}
+		})
+	}
+}
+
 func TestCacheStaleCopy(t *testing.T) {
 	t.Parallel() // T171
 	s := newSite(t, status(200, "User-agent: *\nDisallow: /private\n"))

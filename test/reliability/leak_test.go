@@ -139,6 +139,10 @@ func checkPass(t *testing.T, dir string, srv http.Handler, g *generator, now tim
 		for m := range found {
 			if !allowed[m] {
 				c := g.marker[m]
+				if c == nil {
+					t.Errorf("LEAK at pass %s: %s holds the body of a resource never captured as itself (marker %s)", now.Format(time.RFC3339Nano), where, m)
+					continue
+				}
 				t.Errorf("LEAK at pass %s: %s holds the body of %s (captured %s, release %s, Last-Modified %q %s, period %s)",
 					now.Format(time.RFC3339Nano), where, c.url, c.time.Format(time.RFC3339Nano), c.releaseAt.Format(time.RFC3339Nano), c.lmLines, c.lmKind, c.period)
 			}
@@ -395,6 +399,7 @@ type webOrigin struct {
 	down     bool   // robots.txt answers 503: nothing else may be requested
 	period   embargo.Period
 	disallow string // a path prefix robots.txt disallows; "" for none
+	redirect string // where /robots.txt redirects (setRedirect); "" serves it directly
 	res      map[string]*webResource
 }
 
@@ -422,7 +427,15 @@ func randomOrigin(t *testing.T, rng *rand.Rand) *webOrigin {
 		}
 	}
 	o.srv = crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
+		switch {
+		case r.URL.Path == "/robots.txt" && o.redirect != "":
+			http.Redirect(w, r, o.redirect, http.StatusFound)
+			return
+		case r.URL.Path == "/r1": // one step of a chain
+			http.Redirect(w, r, "/robots-real.txt", http.StatusMovedPermanently)
+			return
+		}
+		if r.URL.Path == "/robots.txt" || r.URL.Path == "/robots-real.txt" {
 			switch {
 			case o.down:
 				http.Error(w, "down", http.StatusServiceUnavailable)
@@ -449,6 +462,44 @@ func randomOrigin(t *testing.T, rng *rand.Rand) *webOrigin {
 	}))
 	t.Cleanup(o.srv.Close)
 	return o
+}
+
+// setRedirect makes o's /robots.txt redirect, of a random kind, and updates the policy the model
+// expects of o: the rules of what the redirects reach, where docs/rules.md#d23 lets the crawler
+// follow them. A redirect to another origin's resource (one with a marker, perhaps embargoed or
+// disallowed there) must never be fetched, archived as robots.txt evidence, or published.
+func (o *webOrigin) setRedirect(rng *rand.Rand, targets, all []*webOrigin) {
+	var resources []string // URLs of every origin's resources, o's own included
+	for _, x := range all {
+		for p := range x.res {
+			resources = append(resources, x.srv.URL+p)
+		}
+	}
+	slices.Sort(resources)
+	unavailable := func() { o.robots, o.down, o.period, o.disallow = "", false, embargo.None, "" }
+	switch k := rng.IntN(6); {
+	case k == 0:
+		o.redirect = "/robots-real.txt" // same origin: followed, its rules apply
+	case k == 1:
+		o.redirect = "/r1" // a chain on the same origin
+	case k == 2:
+		o.redirect = "/robots.txt" // a loop: a sixth redirect makes it unavailable
+		unavailable()
+	case k == 3 && len(targets) > 0: // another origin's robots.txt: followed, its rules govern o
+		x := targets[rng.IntN(len(targets))]
+		o.redirect = x.srv.URL + "/robots.txt"
+		o.robots, o.down, o.period, o.disallow = x.robots, x.down, x.period, x.disallow
+	case len(resources) > 0:
+		target := resources[rng.IntN(len(resources))]
+		o.redirect = target
+		if strings.HasPrefix(target, o.srv.URL+"/") {
+			// o's own resource is o's robots.txt: fetched and parsed (a page or image holds no
+			// rules: everything allowed), archived as neither robots.txt nor content.
+			o.robots, o.down, o.period, o.disallow = "", false, embargo.None, ""
+		} else {
+			unavailable() // another origin's resource: not followed
+		}
+	}
 }
 
 // addResource puts a file of the given kind on o at path, with a fresh marker and random
@@ -521,6 +572,19 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 			}
 		}
 	}
+	// robots.txt redirects of every kind, now that every URL is known; one to another origin's
+	// robots.txt only ever reaches one that serves its own.
+	var redirecting, direct []*webOrigin
+	for _, o := range all {
+		if rng.IntN(2) == 0 {
+			redirecting = append(redirecting, o)
+		} else {
+			direct = append(direct, o)
+		}
+	}
+	for _, o := range redirecting {
+		o.setRedirect(rng, direct, all)
+	}
 	for _, o := range all { // bodies, now that every URL is known
 		for _, r := range o.res {
 			switch r.ctype {
@@ -589,6 +653,14 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 		visit(u.String())
 	}
 
+	robotsTarget := map[*webOrigin]bool{}
+	for _, o := range all {
+		for _, x := range all {
+			if x != o && o.redirect == x.srv.URL+"/robots.txt" {
+				robotsTarget[x] = true
+			}
+		}
+	}
 	dir := memDir(t)
 	cr, err := crawler.Open(crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 5 * time.Second, HeaderEmbargo: headerOn, Log: quietLogger()})
 	if err != nil {
@@ -606,9 +678,16 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 	}
 	for _, o := range all {
 		for _, h := range o.srv.Log() {
-			if h.Path != "/robots.txt" && !o.allowed(h.Path) {
+			robotsHop := h.Path == "/robots.txt" || o.redirect != "" && (h.Path == "/r1" || h.Path == "/robots-real.txt")
+			if !robotsHop && !o.allowed(h.Path) {
 				t.Errorf("seed %d: %s%s requested, which its robots.txt forbids (503: %v)", seed, o.srv.URL, h.Path, o.down)
 			}
+		}
+		if robotsTarget[o] {
+			// Another origin's robots.txt redirect fetched this /robots.txt outside this origin's
+			// queue (docs/rules.md#d23): one request in flight is checked for every other path.
+			checkPoliteExceptRobots(t, seed, o.srv)
+			continue
 		}
 		if err := o.srv.CheckPolite(0); len(o.srv.Log()) > 0 && err != nil {
 			t.Errorf("seed %d: %s: %v", seed, o.srv.URL, err)
@@ -619,6 +698,9 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 	g := &generator{byURL: map[string][]*capture{}, marker: map[string]*capture{}}
 	for id, e := range indexEntries(t, dir) {
 		if e.Robots {
+			if !embargo.RobotsExempt(e.URL) {
+				t.Errorf("seed %d: %s archived as robots.txt evidence, outside every embargo", seed, e.URL)
+			}
 			continue
 		}
 		w, ok := byURL[e.URL]
@@ -682,4 +764,19 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 		}
 	}
 	return checked
+}
+
+// checkPoliteExceptRobots fails when two requests other than /robots.txt were in flight at srv at once.
+func checkPoliteExceptRobots(t *testing.T, seed uint64, srv *crawlertest.Server) {
+	t.Helper()
+	var prev *crawlertest.Hit
+	for _, h := range srv.Log() {
+		if h.Path == "/robots.txt" {
+			continue
+		}
+		if prev != nil && !prev.Abandoned && h.Start.Before(prev.End) {
+			t.Errorf("seed %d: %s: %s started before %s ended: two requests in flight", seed, srv.URL, h.Path, prev.Path)
+		}
+		prev = &h
+	}
 }
