@@ -84,6 +84,7 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 	st.Released += int64(released)
 	st.Tombstoned += int64(tombstoned)
 	st.Software = p.r.opt.Software
+	st.AheadOfClock = p.ahead
 	j := &journal{Pass: p.now, Files: files, Marks: marks, LogSize: p.logSize, Log: string(log), State: st, Index: ic}
 	toSync := open
 	open = nil // commit closes them

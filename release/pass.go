@@ -12,6 +12,7 @@ import (
 	"github.com/archivectl/archivectl/release/pubindex"
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store"
+	"github.com/archivectl/archivectl/store/durable"
 	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/store/lockfile"
 )
@@ -28,7 +29,28 @@ type Options struct {
 	// Publish, when set, runs after every successful pass, once the pass has released its
 	// locks: it copies public/ where it is shared (package publish). Its error is the pass's.
 	Publish func(ctx context.Context) error
+	// Clock is the wall clock a pass compares its now with, to record in state.json whether it
+	// ran ahead of it (public.Status.AheadOfClock); default time.Now.
+	Clock func() time.Time
 }
+
+// ErrNowBeforeLastPass is the error (errors.Is) of a pass whose now is before the now of the last
+// pass recorded in public/state.json: passes only move forward. Nothing is changed. The error
+// itself is a *NowBeforeLastPassError.
+var ErrNowBeforeLastPass = errors.New("now is before the last pass")
+
+// NowBeforeLastPassError is a pass refused because its now is before the last pass's.
+type NowBeforeLastPassError struct {
+	Now, LastPass time.Time
+}
+
+func (e *NowBeforeLastPassError) Error() string {
+	return fmt.Sprintf("release: now %s is before the last pass's now %s (public/%s): passes only move forward; run the pass at %s or later",
+		e.Now.UTC().Format(time.RFC3339), e.LastPass.UTC().Format(time.RFC3339), layout.StateFile, e.LastPass.UTC().Format(time.RFC3339))
+}
+
+// Is makes errors.Is(err, ErrNowBeforeLastPass) true.
+func (e *NowBeforeLastPassError) Is(target error) bool { return target == ErrNowBeforeLastPass }
 
 // Releaser runs release passes over one data directory.
 type Releaser struct {
@@ -64,12 +86,18 @@ func New(dataDir string, opt Options) *Releaser {
 	if opt.Software == "" {
 		opt.Software = "archivectl"
 	}
+	if opt.Clock == nil {
+		opt.Clock = time.Now
+	}
 	return &Releaser{dir: dataDir, opt: opt, met: newMetrics()}
 }
 
 // Pass releases every capture due at now and publishes a tombstone for every capture not yet
 // due that has none. It is idempotent: a second pass at the same now changes no byte under
-// public/. A pass interrupted anywhere is completed or rolled back by the next one. A busy
+// public/; a later pass with nothing to publish rewrites only state.json (its last_pass, next
+// release and ahead_of_clock), so that every pass is on record. A now before the last pass's is
+// refused with an error wrapping ErrNowBeforeLastPass. A pass interrupted anywhere is completed
+// or rolled back by the next one. A busy
 // index.db (or another pass) gives an error wrapping lockfile.ErrBusy after LockTimeout. Pass logs
 // a successful pass at Info; errors are the caller's to report.
 func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
@@ -92,6 +120,7 @@ type pass struct {
 	r       *Releaser
 	ix      *store.Index
 	now     time.Time
+	ahead   bool          // now is ahead of the wall clock (public.Ahead)
 	state   public.Status // state.json as of the last commit
 	next    *time.Time
 	logSize int64
@@ -121,11 +150,14 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	if err != nil {
 		return s, -1, err
 	}
-	p := &pass{r: r, ix: ix, now: now, serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}, index: index}
+	p := &pass{r: r, ix: ix, now: now, ahead: public.Ahead(now, r.opt.Clock()), serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}, index: index}
 	defer func() { p.index.Close() }()
 	defer p.sealed.close()
 	if p.state, err = readStatus(r.dir); err != nil {
 		return s, -1, err
+	}
+	if now.Before(p.state.LastPass) {
+		return s, -1, &NowBeforeLastPassError{Now: now, LastPass: p.state.LastPass.UTC()}
 	}
 	if st, err := os.Stat(layout.ReleaseLog(r.dir)); err == nil {
 		p.logSize = st.Size()
@@ -194,6 +226,9 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 			return s, -1, err
 		}
 	}
+	if err := p.recordPass(); err != nil {
+		return s, -1, err
+	}
 	os.Remove(layout.ReleaseTmp(r.dir)) // empty after every commit; a failed pass leaves it for the next to clean
 	c, err := ix.Counts(now)
 	if err != nil {
@@ -222,4 +257,30 @@ func collect(scan func(time.Time, func(store.Entry) error) error, now time.Time,
 		err = nil
 	}
 	return out, err
+}
+
+// recordPass writes state.json anew when the pass made no commit at a later now than the last
+// pass's: its last_pass, next release and ahead_of_clock, generation and counts as they were
+// (nothing new is public, so the public index keeps its generation). A pass at the same now as
+// the last one writes nothing, so that it changes no byte under public/; so does a pass over a
+// data directory that has published nothing yet (no state.json to bring forward).
+func (p *pass) recordPass() error {
+	if p.state.Generation == 0 || p.state.LastPass.Equal(p.now) {
+		return nil
+	}
+	st := p.state
+	st.LastPass, st.NextRelease, st.AheadOfClock, st.Software = p.now, p.next, p.ahead, p.r.opt.Software
+	b, err := public.MarshalStatus(st)
+	if err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	state := layout.State(p.r.dir)
+	if err := durable.WriteFile(state+".tmp", b, publicFileMode); err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	if err := durable.Rename(state+".tmp", state); err != nil {
+		return fmt.Errorf("release: %w", err)
+	}
+	p.state = st
+	return nil
 }

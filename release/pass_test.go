@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -319,4 +320,66 @@ func TestRevisitAcrossBatches(t *testing.T) {
 		t.Errorf("released %d, deferred %d; want %d and 0", sum.Released, sum.Deferred, 2*pairs)
 	}
 	mustVerify(t, dir)
+}
+
+// TestPassOnRecord: every pass is on record in state.json, and passes only move forward. A pass
+// at the same now changes no byte under public/; a later one with nothing to publish rewrites
+// only state.json (last_pass moves, generation and counts stay); an earlier one is refused and
+// changes nothing; a pass whose now is ahead of its (injected) wall clock says so.
+func TestPassOnRecord(t *testing.T) {
+	t.Parallel()
+	now := t0.Add(8 * 24 * time.Hour)
+	for _, tc := range []struct {
+		name    string
+		next    func(first Summary) time.Time // the second pass's now
+		clock   time.Duration                 // the wall clock of the second pass, relative to its now
+		err     error
+		changed []string // files under public/ the second pass changes
+		ahead   bool
+	}{
+		{name: "same now", next: func(Summary) time.Time { return now }},
+		{name: "later, nothing due", next: func(f Summary) time.Time { return now.Add(f.Next.Sub(now) / 2) }, changed: []string{"state.json"}},
+		{name: "later, ahead of the clock", next: func(f Summary) time.Time { return now.Add(f.Next.Sub(now) / 2) }, clock: -24 * time.Hour,
+			changed: []string{"state.json"}, ahead: true},
+		{name: "later, within the slack", next: func(f Summary) time.Time { return now.Add(f.Next.Sub(now) / 2) }, clock: -public.ClockSlack,
+			changed: []string{"state.json"}},
+		{name: "earlier", next: func(Summary) time.Time { return now.Add(-time.Second) }, err: ErrNowBeforeLastPass},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a := buildArchive(t, t.TempDir(), 12)
+			first := mustPass(t, newTestReleaser(a.dir), now)
+			if first.Next.IsZero() || first.Released == 0 {
+				t.Fatalf("first pass %+v: the test needs a release and a next release", first)
+			}
+			before := snapshot(t, a.dir)
+			st0, _ := readStatus(a.dir)
+			at := tc.next(first)
+			r := New(a.dir, Options{ShardSize: 32 << 10, Logger: quietLogger(), Software: "archivectl-test",
+				Clock: func() time.Time { return at.Add(tc.clock) }})
+			s, err := r.Pass(context.Background(), at)
+			if !errors.Is(err, tc.err) || s.Released+s.Tombstoned != 0 {
+				t.Fatalf("second pass at %s: %+v, %v; want nothing published and error %v", at.Format(time.RFC3339), s, err, tc.err)
+			}
+			after := snapshot(t, a.dir)
+			var changed []string
+			for name, b := range after {
+				if !bytes.Equal(before[name], b) {
+					changed = append(changed, name)
+				}
+			}
+			if len(after) != len(before) || !slices.Equal(changed, tc.changed) {
+				t.Errorf("files changed %v (%d files, were %d), want %v", changed, len(after), len(before), tc.changed)
+			}
+			st, err := readStatus(a.dir)
+			wantLast := at
+			if tc.err != nil {
+				wantLast = now
+			}
+			if err != nil || !st.LastPass.Equal(wantLast) || st.Generation != st0.Generation || st.Released != st0.Released ||
+				st.Tombstoned != st0.Tombstoned || st.AheadOfClock != tc.ahead || st.NextRelease == nil || !st.NextRelease.Equal(first.Next) {
+				t.Errorf("state.json = %+v (%v), was %+v; want last_pass %s, ahead_of_clock %v", st, err, st0, wantLast, tc.ahead)
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/release"
+	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/release/publish"
 )
 
@@ -69,8 +71,8 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 1
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if wall := time.Now(); now.Sub(wall) > 5*time.Minute {
-		logger.Warn("--now is ahead of this machine's clock: captures embargoed until then become public now",
+	if wall := time.Now(); public.Ahead(now, wall) {
+		logger.Warn("--now is ahead of this machine's clock: captures embargoed until then become public now (state.json records it: ahead_of_clock)",
 			"now", now.Format(time.RFC3339), "ahead", ahead(now, wall))
 	}
 	opt := releaseOptions(cfg)
@@ -81,6 +83,12 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	r := release.New(cfg.Data, opt)
 	s, err := r.Pass(ctx, now)
+	var behind *release.NowBeforeLastPassError
+	if errors.As(err, &behind) {
+		fmt.Fprintf(stderr, "archivectl release: --now %s is before the last pass's, %s (public/state.json): release passes only move forward, so nothing was done; give a --now at or after it\n",
+			now.Format(time.RFC3339), behind.LastPass.Format(time.RFC3339))
+		return 1
+	}
 	if err != nil {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "release") {

@@ -154,6 +154,16 @@ func TestReleaseBinary(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "released:     3") || !strings.Contains(out, "next release: none") {
 		t.Errorf("pass after a week: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
 	}
+	// Passes only move forward: a --now before the last pass's is refused, and changes nothing.
+	before = publicFiles(t, data)
+	code, out, errs = run("--now", day1)
+	if code != 1 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 ||
+		!strings.Contains(errs, "is before the last pass's, "+releaseT0.Add(8*24*time.Hour).Format(time.RFC3339)) {
+		t.Errorf("pass back in time: exit %d, stdout %q, stderr %q; want 1 and one line naming the last pass", code, out, errs)
+	}
+	if after := publicFiles(t, data); !maps.EqualFunc(before, after, bytes.Equal) {
+		t.Errorf("a refused pass changed public/")
+	}
 
 	// archivectl verify checks the public side too: clean now, and it names a damaged shard.
 	verify := exec.Command(exe, "verify", "--data", data)
