@@ -175,7 +175,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 			return
 		}
-		writeCaptures(w, q.raw, "", asOf(cs, s.now()), "")
+		writeCaptures(w, q.raw, "", markDue(cs, s.now()), "")
 		return
 	}
 	page, more, err := ix.prefix(q.matcher(), q.after, q.limit)
@@ -187,7 +187,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 	if more {
 		next = cursorAfter(&page[len(page)-1]).String()
 	}
-	writeCaptures(w, q.raw, "prefix", asOf(page, s.now()), next)
+	writeCaptures(w, q.raw, "prefix", markDue(page, s.now()), next)
 }
 
 // indexFailed answers 500 when the public index cannot be read (a damaged block): never a
@@ -256,6 +256,7 @@ type calendarJSON struct {
 	NextRelease string    `json:"next_release,omitempty"`
 	Released    int       `json:"released"`
 	Embargoed   int       `json:"embargoed"`
+	Due         int       `json:"due"` // of embargoed: release day before today, waiting for the next pass
 	Days        []dayJSON `json:"days"`
 }
 
@@ -265,17 +266,19 @@ type dayJSON struct {
 	Captures int    `json:"captures"`
 }
 
-// handleCalendarJSON answers GET /api/v1/calendar: the embargoed captures per release day from today on.
+// handleCalendarJSON answers GET /api/v1/calendar: the embargoed captures per release day from
+// today on, and how many of them have a release day before today (due, waiting for the next pass).
 func (s *Server) handleCalendarJSON(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
-	out := calendarJSON{Generation: ix.generation, Released: ix.released, Embargoed: ix.embargoed, Days: []dayJSON{}}
+	now := s.now()
+	out := calendarJSON{Generation: ix.generation, Released: ix.released, Embargoed: ix.embargoed, Due: ix.overdue(now), Days: []dayJSON{}}
 	if t := ix.state.LastPass; !t.IsZero() {
 		out.LastPass = t.UTC().Format(time.RFC3339)
 	}
 	if t := ix.state.NextRelease; t != nil {
 		out.NextRelease = t.UTC().Format(time.RFC3339)
 	}
-	for _, d := range ix.upcoming(s.now()) {
+	for _, d := range ix.upcoming(now) {
 		out.Days = append(out.Days, dayJSON{d.day.Format(time.DateOnly), d.count})
 	}
 	writeJSON(w, http.StatusOK, out)

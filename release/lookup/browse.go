@@ -19,7 +19,7 @@ type browseData struct {
 	First    string // the first page, when this is a later one
 }
 
-// browse lists a page of the captures below q (a prefix query) as they stand at now, with links
+// browse lists a page of the captures below q (a prefix query), due ones marked as of now, with links
 // to the next page (its cursor) and to the directories above. The error is the public index's.
 func (s *Server) browse(ix *index, q query, defaultLimit bool, now time.Time) (*browseData, error) {
 	if defaultLimit {
@@ -40,7 +40,7 @@ func (s *Server) browse(ix *index, q query, defaultLimit bool, now time.Time) (*
 	if q.after.key != "" {
 		b.First = base
 	}
-	page = asOf(page, now)
+	page = markDue(page, now)
 	for i := range page {
 		b.Captures = append(b.Captures, toPage(&page[i], now))
 	}

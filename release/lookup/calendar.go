@@ -22,7 +22,9 @@ const (
 
 // calendarSVG draws the embargoed captures due on each day of the calWeeks weeks from the
 // Monday of now's week as server-rendered SVG: one square a day with its day of the month and,
-// when captures come out that day, how many; darker for more; a title per day. today is outlined
+// when captures come out that day, how many; darker for more; a title per day. Captures of days
+// before today are under embargo still (no pass has released them): their days this week are
+// drawn in the due colour, and the note counts them all. today is outlined
 // dark, days in mark (release days of the capture being looked at) red. wide lays weeks out as
 // columns (a laptop); otherwise weeks are rows, as in a paper calendar, to fit a phone's width.
 // All text is at least 12 px at 1:1, and the SVG scales to its box through its viewBox.
@@ -31,12 +33,14 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide b
 	start := today.AddDate(0, 0, -int((today.Weekday()+6)%7)) // Monday of this week
 	end := start.AddDate(0, 0, 7*calWeeks)
 	counts := map[time.Time]int{}
-	most, later, total := 0, 0, 0
+	most, later, total, overdue := 0, 0, 0, 0
 	for _, d := range days {
-		if d.day.Before(today) {
+		switch {
+		case d.day.Before(today):
+			overdue += d.count
+			counts[d.day] = d.count
 			continue
-		}
-		if !d.day.Before(end) {
+		case !d.day.Before(end):
 			later += d.count
 			continue
 		}
@@ -58,8 +62,12 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide b
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="calendar %s" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="cal-title-%s">`,
 		orient, width, height, width, height, orient)
-	fmt.Fprintf(&b, `<title id="cal-title-%s">Release calendar: %s due in the %d weeks from %s</title>`,
-		orient, plural(total, "capture"), calWeeks, start.Format("Mon 2 Jan 2006"))
+	pastDue := ""
+	if overdue > 0 {
+		pastDue = fmt.Sprintf("; %s past their release day, waiting for the next release pass", plural(overdue, "capture"))
+	}
+	fmt.Fprintf(&b, `<title id="cal-title-%s">Release calendar: %s due in the %d weeks from %s%s</title>`,
+		orient, plural(total, "capture"), calWeeks, start.Format("Mon 2 Jan 2006"), html.EscapeString(pastDue))
 	for d, name := range []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"} {
 		x, y := at(0, d)
 		if wide {
@@ -86,6 +94,9 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide b
 			fill, ink, stroke := shades[lv], inks[lv], ""
 			if day.Before(today) {
 				fill, ink = "#f4f4f4", "#aaa"
+				if n > 0 {
+					fill, ink = dueFill, "#1d1d1f"
+				}
 			}
 			if day.Equal(today) {
 				stroke = ` stroke="#1d1d1f" stroke-width="2"`
@@ -94,7 +105,10 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide b
 				stroke = ` stroke="#c0392b" stroke-width="3"`
 			}
 			what := "no releases"
-			if n > 0 {
+			switch {
+			case n > 0 && day.Before(today):
+				what = plural(n, "capture") + " due, waiting for the next release pass"
+			case n > 0:
 				what = plural(n, "capture") + " released"
 			}
 			if day.Equal(today) {
@@ -116,7 +130,7 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide b
 		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="18" height="18" rx="3" fill="%s"/>`, 44+i*22, legendY-14, shade)
 	}
 	fmt.Fprintf(&b, `<text x="%d" y="%d" %s>more</text>`, 44+5*22+4, legendY, label)
-	note := plural(total, "capture") + " due in these " + strconv.Itoa(calWeeks) + " weeks"
+	note := plural(total, "capture") + " due in these " + strconv.Itoa(calWeeks) + " weeks" + pastDue
 	if later > 0 {
 		note += fmt.Sprintf("; %d more after %s", later, end.AddDate(0, 0, -1).Format("2 Jan"))
 	}
@@ -151,6 +165,9 @@ var (
 	inks   = [5]string{"#555", "#1d1d1f", "#1d1d1f", "#fff", "#fff"}
 )
 
+// dueFill is the square of a day gone by whose captures no pass has released yet.
+const dueFill = "#f6c86b"
+
 // level buckets a day's count into 0 (none) to 4 (the busiest day).
 func level(n, most int) int {
 	if n == 0 || most == 0 {
@@ -163,7 +180,7 @@ func level(n, most int) int {
 func (s *Server) handleCalendarSVG(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	now := s.now()
-	svg := calendarSVG(ix.upcoming(now), now, nil, r.URL.Query().Get("layout") != "tall")
+	svg := calendarSVG(ix.days, now, nil, r.URL.Query().Get("layout") != "tall")
 	w.Header().Set("Content-Type", "image/svg+xml")
 	w.Write([]byte(svg))
 }

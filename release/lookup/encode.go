@@ -40,6 +40,7 @@ type captureJSON struct {
 	Status        int               `json:"status"`
 	State         string            `json:"state"`
 	ReleaseAt     string            `json:"release_at"`
+	Due           bool              `json:"due,omitempty"` // embargoed and its release time passed: the next pass publishes it
 	EmbargoSource string            `json:"embargo_source,omitempty"`
 	PayloadDigest string            `json:"payload_digest"`
 	Mime          string            `json:"mime,omitempty"`
@@ -115,6 +116,9 @@ func appendCapture(b []byte, c *capture) []byte {
 	}
 	b = time.Unix(0, c.releaseAt).UTC().AppendFormat(b, time.RFC3339Nano)
 	b = append(b, '"')
+	if c.due {
+		b = append(b, `,"due":true`...)
+	}
 	if c.embargoSource != "" {
 		b = append(b, `,"embargo_source":`...)
 		b = appendString(b, c.embargoSource)

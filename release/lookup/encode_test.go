@@ -3,6 +3,7 @@ package lookup
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func reference(c *capture) captureJSON {
 	j := captureJSON{
 		URL: c.url(), Timestamp: formatTime(c.time), Status: int(c.status), State: public.StateEmbargoed,
 		ReleaseAt: formatTime(c.releaseAt), EmbargoSource: c.embargoSource, PayloadDigest: c.digest(), Mime: c.mime,
-		ContentUsage: c.contentUsage(), Revisit: c.revisit, Usage: map[string]string{},
+		ContentUsage: c.contentUsage(), Revisit: c.revisit, Usage: map[string]string{}, Due: c.due,
 	}
 	for _, cat := range aipref.Vocabulary() {
 		j.Usage[cat.Label] = "unknown"
@@ -50,6 +51,7 @@ func TestEncodeMatchesJSON(t *testing.T) {
 		cs                         []capture
 	}{
 		{"every fixture capture", "https://example.com/", "prefix", "abc", cs},
+		{"every fixture capture, due ones marked a year on", "https://example.com/", "prefix", "", markDue(slices.Clone(cs), testNow.AddDate(1, 0, 0))},
 		{"one embargoed", "https://example.com/a", "", "", cs[:1]},
 		{"none", "https://example.com/<&>", "prefix", "", nil},
 	}

@@ -28,6 +28,7 @@ type capture struct {
 	status                    uint16
 	released                  bool
 	revisit                   bool
+	due                       bool // set per answer (markDue): a tombstone only, its release time passed
 }
 
 func (c *capture) key() string     { return c.text[:c.keyEnd] }
@@ -168,6 +169,21 @@ func (m matcher) match(key string) bool {
 	}
 	rest := key[len(m.from):]
 	return rest == "" || rest[0] == '/' || rest[0] == '?'
+}
+
+// overdue counts the embargoed captures whose release day (UTC) is before now's: their release
+// time has passed and no pass has released them yet. The public index counts embargoed captures
+// per release day, so a capture due earlier today counts from tomorrow (its card says so at once).
+func (ix *index) overdue(now time.Time) int {
+	today := now.UTC().Truncate(24 * time.Hour)
+	n := 0
+	for _, d := range ix.days {
+		if !d.day.Before(today) {
+			break
+		}
+		n += d.count
+	}
+	return n
 }
 
 // upcoming returns the release days from the day of now on.

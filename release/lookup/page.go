@@ -39,6 +39,7 @@ type pageData struct {
 	Tall       template.HTML // the same, weeks as rows
 	Upcoming   []upcomingDay
 	Recent     []recentRelease
+	Ahead      string // the last pass ran ahead of its machine's clock, in words; "" when not
 	Now        string
 	Generation int64
 }
@@ -49,6 +50,7 @@ type link struct{ Href, Text string }
 // glance is the archive in numbers.
 type glance struct {
 	Released, Embargoed        int
+	Due                        int // of Embargoed: release day before today, waiting for the next pass
 	NextRelease, NextCountdown string
 	LastPass                   string
 	Generation                 int64
@@ -71,6 +73,7 @@ type pageCapture struct {
 	EmbargoSource                                             string // what set the embargo, in words; "" when not recorded
 	Status                                                    int
 	Released, Revisit                                         bool
+	Due                                                       bool // under embargo, its release time passed: the next pass publishes it
 	Headers                                                   [][2]string
 	Usage                                                     []usageLine
 	RawUsage                                                  []string
@@ -81,11 +84,13 @@ type pageCapture struct {
 // countdown, tombstone headers and digest, Content-Usage), or with matchType=prefix a browsable
 // list of what lies below it, or else the archive at a glance: counts, next releases as a list and
 // a calendar, and the most recent releases. Plain server-rendered HTML; it needs no JavaScript.
-// Every state shown is computed against the server's clock.
+// Every state shown is what the public side holds as the last pass left it: a capture with a
+// released line is released, whatever the server's clock says. The clock only words countdowns
+// and tells the tombstones whose release time has passed (due, waiting for the next pass).
 func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	now := s.now()
-	d := pageData{Now: now.UTC().Format("Mon 2 Jan 2006 15:04 UTC"), Generation: ix.generation}
+	d := pageData{Now: now.UTC().Format("Mon 2 Jan 2006 15:04 UTC"), Generation: ix.generation, Ahead: aheadInWords(ix.state, now)}
 	code := http.StatusOK
 	mark := map[time.Time]bool{}
 	v, err := queryValues(r.URL.RawQuery)
@@ -111,7 +116,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 				d.Error, code = err.Error(), http.StatusInternalServerError
 				break
 			}
-			cs = asOf(cs, now)
+			cs = markDue(cs, now)
 			if len(cs) == 0 {
 				d.Error, code = q.raw+" has never been made public by this archive. Check the URL, or browse what it holds nearby:", http.StatusNotFound
 				d.Shorter = shorter(q.raw)
@@ -146,7 +151,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 
 // home fills in the archive at a glance, the next releases and the most recent ones.
 func (s *Server) home(d *pageData, ix *index, now time.Time, mark map[time.Time]bool) {
-	g := glance{Released: ix.released, Embargoed: ix.embargoed, Generation: ix.generation}
+	g := glance{Released: ix.released, Embargoed: ix.embargoed, Due: ix.overdue(now), Generation: ix.generation}
 	if t := ix.state.LastPass; !t.IsZero() {
 		g.LastPass = t.UTC().Format("2 Jan 2006 15:04 UTC")
 	}
@@ -159,15 +164,19 @@ func (s *Server) home(d *pageData, ix *index, now time.Time, mark map[time.Time]
 		g.NextRelease, g.NextCountdown = days[0].day.Format("Mon 2 Jan 2006"), dayWhen(days[0].day, today)
 	}
 	d.Glance = g
-	d.Wide = template.HTML(calendarSVG(days, now, mark, true)) // built from numbers and escaped text only
-	d.Tall = template.HTML(calendarSVG(days, now, mark, false))
-	for _, day := range days[:min(len(days), 8)] {
+	d.Wide = template.HTML(calendarSVG(ix.days, now, mark, true)) // built from numbers and escaped text only
+	d.Tall = template.HTML(calendarSVG(ix.days, now, mark, false))
+	if g.Due > 0 { // release days gone by: listed first, until a pass releases them
+		d.Upcoming = append(d.Upcoming, upcomingDay{Date: "since " + ix.days[0].day.Format("Mon 2 Jan 2006"),
+			When: "due: public after the next release pass", Captures: g.Due})
+	}
+	for _, day := range days[:min(len(days), 8-len(d.Upcoming))] {
 		d.Upcoming = append(d.Upcoming, upcomingDay{Date: day.day.Format("Mon 2 Jan 2006"), When: dayWhen(day.day, today), Captures: day.count})
 	}
 	if len(d.Captures) > 0 {
 		return
 	}
-	for _, e := range s.recentReleases(ix, now, 8) {
+	for _, e := range s.recentReleases(ix, 8) {
 		r := recentRelease{URL: e.URL, Href: "/?url=" + url.QueryEscape(e.URL), ReleasedAt: e.ReleaseAt.UTC().Format("2 Jan 2006 15:04")}
 		if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
 			r.Site, r.SiteHref = u.Host, "/?matchType=prefix&url="+url.QueryEscape(u.Scheme+"://"+u.Host+"/")
@@ -188,12 +197,12 @@ func dayWhen(day, today time.Time) string {
 	}
 }
 
-// toPage renders one capture, whose state is already the one at now (asOf), for the page.
+// toPage renders one capture (due ones marked by markDue) for the page; now words the countdown.
 func toPage(c *capture, now time.Time) pageCapture {
 	p := pageCapture{
 		URL: c.url(), Timestamp: humanTime(c.time), State: public.StateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
 		Digest: c.digest(), Mime: c.mime, Status: int(c.status), Released: c.released, Revisit: c.revisit,
-		Usage: usageInWords(c.usage), RawUsage: c.contentUsage(), EmbargoSource: sourceInWords(c.embargoSource),
+		Usage: usageInWords(c.usage), RawUsage: c.contentUsage(), EmbargoSource: sourceInWords(c.embargoSource), Due: c.due,
 	}
 	if h := c.headers(); h != "" {
 		_ = json.Unmarshal([]byte(h), &p.Headers) // checked at load to be a JSON array; a bad one shows none
@@ -207,6 +216,20 @@ func toPage(c *capture, now time.Time) pageCapture {
 		p.Countdown = countdown(time.Unix(0, c.releaseAt).Sub(now))
 	}
 	return p
+}
+
+// aheadInWords says, in one line, that the last pass ran with a now ahead of the clock of the
+// machine that ran it (state.json's ahead_of_clock); "" when it did not.
+func aheadInWords(st public.Status, now time.Time) string {
+	if !st.AheadOfClock {
+		return ""
+	}
+	msg := "The last release pass ran as of " + st.LastPass.UTC().Format("2 Jan 2006 15:04 UTC") +
+		", ahead of the clock of the machine that ran it: what it released is public before its release time"
+	if d := st.LastPass.Sub(now); d > public.ClockSlack {
+		msg += " (its time is " + strings.TrimPrefix(countdown(d), "in ") + " ahead of this server's clock)"
+	}
+	return msg + "."
 }
 
 // sourceInWords says what set a capture's embargo: a robots.txt rule or the Archive-Embargo

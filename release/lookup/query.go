@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,22 +53,14 @@ func checkURL(raw string) error {
 	return nil
 }
 
-// asOf returns the captures as they stand at now: a capture whose released line carries a
-// release time still ahead of now (a pass run with a future --now) is shown embargoed, never as
-// released before its time. cs itself is shared and left alone; it is copied only when one changes.
-func asOf(cs []capture, now time.Time) []capture {
+// markDue marks, in place, the captures of one answer that are due at now: only a tombstone is
+// public and its release time has passed, so the next release pass publishes them. A capture's
+// state is what the public side holds (released when a released line exists, whatever the
+// clock); now only tells a due tombstone from one still waiting.
+func markDue(cs []capture, now time.Time) []capture {
 	t := now.UnixNano()
-	var out []capture
 	for i := range cs {
-		if cs[i].released && cs[i].releaseAt > t {
-			if out == nil {
-				out = slices.Clone(cs)
-			}
-			out[i].released = false
-		}
+		cs[i].due = !cs[i].released && cs[i].releaseAt <= t
 	}
-	if out == nil {
-		return cs
-	}
-	return out
+	return cs
 }

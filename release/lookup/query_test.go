@@ -50,39 +50,101 @@ func TestQueryErrors(t *testing.T) {
 	}
 }
 
-// TestStateByServerClock: a capture that a pass run with a future --now released is, until its
-// release time on the server's clock, embargoed everywhere: in the API, on the page, for its record.
-func TestStateByServerClock(t *testing.T) {
+// TestStateIsWhatIsPublic: a capture's state is what the public side holds, whatever the
+// server's clock says. A capture with a released line (here beside its tombstone, as a pass run
+// with a future --now leaves it) is released in every view, its record served, before its
+// release time on the server's clock as after; a capture with only a tombstone is embargoed,
+// and once its release time has passed on the server's clock it is due (the API's "due", the
+// card's badge, the counts), waiting for the next pass.
+func TestStateIsWhatIsPublic(t *testing.T) {
 	t.Parallel()
-	f := standard(t)
-	f.release(public.CDXJ{URL: "https://example.com/early", Mime: "text/html", Status: 200, Digest: "sha256:ee", ID: "<urn:uuid:early>",
-		Time: "2026-11-01T00:00:00Z", ReleaseAt: "2026-12-01T00:00:00Z"}, "text/html", "<p>early</p>")
+	f := newFixture(t)
+	early := public.CDXJ{URL: "https://example.com/early", Mime: "text/html", Status: 200, Digest: "sha256:ee", ID: "<urn:uuid:early>",
+		Time: "2026-11-01T00:00:00Z", ReleaseAt: "2026-12-01T00:00:00Z"}
+	f.tombstone(early)
+	f.release(early, "text/html", "<p>early</p>")
+	f.tombstone(public.CDXJ{URL: "https://example.com/due", Mime: "text/html", Status: 200, Digest: "sha256:dd", ID: "<urn:uuid:due>",
+		Time: "2026-11-13T00:00:00Z", ReleaseAt: "2026-11-20T00:00:00Z"})
+	f.tombstone(public.CDXJ{URL: "https://example.com/later", Mime: "text/html", Status: 200, Digest: "sha256:ll", ID: "<urn:uuid:later>",
+		Time: "2026-11-03T00:00:00Z", ReleaseAt: "2026-12-03T00:00:00Z"})
 	f.commit()
-	for _, tc := range []struct {
-		now   time.Time
+	type want struct {
 		state string
-		code  int
-	}{{testNow, "embargoed", 403}, {time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), "released", 200}} {
-		s := f.server(tc.now)
-		var got capturesJSON
-		decode(t, get(t, s, "/api/v1/captures?url=https://example.com/early").Body, &got)
-		if len(got.Captures) != 1 || got.Captures[0].State != tc.state || (got.Captures[0].WARC != nil) != (tc.state == "released") {
-			t.Errorf("clock %s: API %+v, want %s", tc.now, got.Captures, tc.state)
-		}
-		decode(t, get(t, s, "/api/v1/captures?matchType=prefix&url=https://example.com/early").Body, &got)
-		if len(got.Captures) != 1 || got.Captures[0].State != tc.state {
-			t.Errorf("clock %s: prefix API %+v, want %s", tc.now, got.Captures, tc.state)
-		}
-		if rec := get(t, s, "/api/v1/record?url=https://example.com/early"); rec.Code != tc.code {
-			t.Errorf("clock %s: record status %d, want %d", tc.now, rec.Code, tc.code)
-		}
-		home := get(t, s, "/").Body.String()
-		if strings.Contains(home, ">https://example.com/early</a>") != (tc.state == "released") {
-			t.Errorf("clock %s: the home page's recent releases do not show the capture only once released", tc.now)
-		}
-		page := get(t, s, "/?url=https://example.com/early").Body.String()
-		if !strings.Contains(page, `<span class="badge `+tc.state+`">`) || strings.Contains(page, "/api/v1/record") != (tc.state == "released") {
-			t.Errorf("clock %s: the page does not show the capture %s with record links only once released", tc.now, tc.state)
+		due   bool
+		code  int // of /api/v1/record
+	}
+	released, embargoed, due := want{"released", false, 200}, want{"embargoed", false, 403}, want{"embargoed", true, 403}
+	for _, tc := range []struct {
+		name  string
+		clock time.Time
+		want  map[string]want // by URL path
+		due   int             // captures counted due (release day before today)
+	}{
+		{"before early's release time", testNow, map[string]want{"early": released, "due": due, "later": embargoed}, 1},
+		{"after it", time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), map[string]want{"early": released, "due": due, "later": embargoed}, 1},
+		{"after later's", time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC), map[string]want{"early": released, "due": due, "later": due}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := f.server(tc.clock)
+			for path, w := range tc.want {
+				u := "https://example.com/" + path
+				for _, q := range []string{"/api/v1/captures?url=" + u, "/api/v1/captures?matchType=prefix&url=" + u} {
+					var got capturesJSON
+					decode(t, get(t, s, q).Body, &got)
+					if len(got.Captures) != 1 || got.Captures[0].State != w.state || got.Captures[0].Due != w.due ||
+						(got.Captures[0].WARC != nil) != (w.state == "released") {
+						t.Errorf("%s: %+v, want state %s, due %v", q, got.Captures, w.state, w.due)
+					}
+				}
+				if rec := get(t, s, "/api/v1/record?format=payload&url="+u); rec.Code != w.code {
+					t.Errorf("%s: record status %d, want %d", path, rec.Code, w.code)
+				}
+				page := get(t, s, "/?url="+u).Body.String()
+				if !strings.Contains(page, `<span class="badge `+w.state+`">`) || strings.Contains(page, `<span class="badge due">`) != w.due ||
+					strings.Contains(page, "/api/v1/record") != (w.state == "released") || strings.Contains(page, "Due, waiting for the next release pass") != w.due {
+					t.Errorf("%s: the card does not show it %s (due %v) with record links only when released", path, w.state, w.due)
+				}
+				browse := get(t, s, "/?matchType=prefix&url="+u).Body.String()
+				if !strings.Contains(browse, `<span class="badge `+w.state+`">`) || strings.Contains(browse, `<span class="badge due">`) != w.due {
+					t.Errorf("%s: the prefix list does not show it %s (due %v)", path, w.state, w.due)
+				}
+			}
+			home := get(t, s, "/").Body.String()
+			for _, want := range []string{
+				">https://example.com/early</a>", // recently released, whatever the clock
+				"<strong>1</strong><small>capture, public byte for byte",
+				"<strong>2</strong><small>captures: tombstones only; " + itoa(tc.due) + " due, waiting for the next release pass",
+				"since Fri 20 Nov 2026", // the next releases list keeps the overdue day
+			} {
+				if !strings.Contains(home, want) {
+					t.Errorf("home page lacks %q", want)
+				}
+			}
+			var cal calendarJSON
+			decode(t, get(t, s, "/api/v1/calendar").Body, &cal)
+			sum := cal.Due
+			for _, d := range cal.Days {
+				sum += d.Captures
+			}
+			if cal.Released != 1 || cal.Embargoed != 2 || cal.Due != tc.due || sum != cal.Embargoed {
+				t.Errorf("calendar %+v: want 1 released, 2 embargoed, %d due, every embargoed capture on a day or due", cal, tc.due)
+			}
+			if svg := get(t, s, "/calendar.svg").Body.String(); !strings.Contains(svg, plural(tc.due, "capture")+" past their release day, waiting for the next release pass") {
+				t.Errorf("calendar.svg does not count the due captures: %s", svg)
+			}
+			if strings.Contains(home, "ahead of the clock") {
+				t.Errorf("the home page says the last pass ran ahead of its clock; state.json does not")
+			}
+		})
+	}
+
+	// A pass ahead of its machine's clock says so (state.json's ahead_of_clock), in one line on every page.
+	f.write("state.json", []byte(`{"generation": 1, "last_pass": "2026-12-08T00:00:00Z", "next_release": null, "released": 1, "tombstoned": 3, "ahead_of_clock": true}`))
+	s := f.server(testNow)
+	for _, q := range []string{"/", "/?url=https://example.com/early"} {
+		page := get(t, s, q).Body.String()
+		if n := strings.Count(page, "ahead of the clock of the machine that ran it"); n != 1 || !strings.Contains(page, "8 days 3 hours ahead of this server") {
+			t.Errorf("%s: %d lines saying the last pass ran ahead of its clock, want 1 saying by how much", q, n)
 		}
 	}
 }

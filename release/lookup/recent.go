@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"slices"
-	"time"
 
 	"github.com/archivectl/archivectl/release/public"
 	"github.com/archivectl/archivectl/store/layout"
@@ -27,9 +26,10 @@ type recentList struct {
 	entries    []public.LogEntry
 }
 
-// recentReleases returns the most recent releases (distinct URLs, latest release time first)
-// whose release time is not after now, at most n. It reads the tail of public/release-log.jsonl once per generation.
-func (s *Server) recentReleases(ix *index, now time.Time, n int) []public.LogEntry {
+// recentReleases returns the most recent releases (distinct URLs, latest release time first), at
+// most n: what the release log says was released, whatever the server's clock says. It reads the
+// tail of public/release-log.jsonl once per generation.
+func (s *Server) recentReleases(ix *index, n int) []public.LogEntry {
 	cur := s.recent.Load()
 	if cur == nil || cur.generation != ix.generation {
 		entries, err := readRecent(s.fsys, recentKeep)
@@ -41,16 +41,7 @@ func (s *Server) recentReleases(ix *index, now time.Time, n int) []public.LogEnt
 		cur = &recentList{generation: ix.generation, entries: entries}
 		s.recent.Store(cur)
 	}
-	var out []public.LogEntry
-	for _, e := range cur.entries {
-		if len(out) == n {
-			break
-		}
-		if !e.ReleaseAt.After(now) {
-			out = append(out, e)
-		}
-	}
-	return out
+	return cur.entries[:min(n, len(cur.entries))]
 }
 
 // readRecent reads the release log backwards from its end, in chunks, until it has keep released

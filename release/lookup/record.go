@@ -43,7 +43,6 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 		s.indexFailed(w, err)
 		return
 	}
-	cs = asOf(cs, s.now()) // released before its time on our clock: embargoed
 	c, err := pick(cs, r.URL.Query().Get("timestamp"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -56,7 +55,7 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 	case c == nil:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has no capture at %s; list its captures at /api/v1/captures?url=%s", q.raw, r.URL.Query().Get("timestamp"), url.QueryEscape(q.raw)))
 		return
-	case !c.released || c.releaseAt > s.now().UnixNano(): // its own clock too: never stream early
+	case !c.released: // a released line is public, whatever this server's clock says (docs/formats.md#lookup-api)
 		writeJSON(w, http.StatusForbidden, apiError{
 			Error:     fmt.Sprintf("this capture of %s is under embargo until %s; only its tombstone is public", c.url(), formatTime(c.releaseAt)),
 			ReleaseAt: formatTime(c.releaseAt),

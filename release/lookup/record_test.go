@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/archivectl/archivectl/release/public"
 )
@@ -145,21 +144,5 @@ func TestRecordStaysInPublic(t *testing.T) {
 	rec := get(t, s, "/api/v1/record?format=warc.gz&url=https://evil.example/link")
 	if rec.Code != http.StatusInternalServerError || strings.Contains(rec.Body.String(), "SEALED") {
 		t.Errorf("symlink out of public/: status %d body %q", rec.Code, rec.Body)
-	}
-}
-
-// TestRecordNeverEarly: a released line whose release time is still ahead of the lookup's own
-// clock (a pass run with a future --now) is not streamed.
-func TestRecordNeverEarly(t *testing.T) {
-	t.Parallel()
-	f := standard(t)
-	before := time.Date(2026, 8, 8, 9, 0, 0, 0, time.UTC) // an hour before a1's release time
-	for _, tc := range []struct {
-		now  time.Time
-		code int
-	}{{before, 403}, {testNow, 200}} {
-		if rec := get(t, f.server(tc.now), "/api/v1/record?url=https://example.com/a&timestamp=20260801100000&format=payload"); rec.Code != tc.code {
-			t.Errorf("clock %s: status %d, want %d", tc.now.Format(time.RFC3339), rec.Code, tc.code)
-		}
 	}
 }

@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/archivectl/archivectl/bench/lookup/synth"
 	"github.com/archivectl/archivectl/store/surt"
@@ -42,7 +44,7 @@ func TestIndexAnswersAsInMemory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(pub, Options{Logger: discard})
+			s, err := Open(pub, Options{Logger: discard, Now: func() time.Time { return testNow }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +64,7 @@ func TestIndexAnswersAsInMemory(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := mem.exact(key)
+				want := markDue(slices.Clone(mem.exact(key)), testNow)
 				rec := get(t, s, "/api/v1/captures?url="+url.QueryEscape(u))
 				switch {
 				case len(want) == 0 && rec.Code != 404:

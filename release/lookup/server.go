@@ -33,7 +33,7 @@ import (
 
 // Options configures a Server; the zero value is usable.
 type Options struct {
-	Now        func() time.Time      // the clock for countdowns and the calendar; time.Now when nil
+	Now        func() time.Time      // the clock for countdowns, the calendar and due captures (never a capture's state); time.Now when nil
 	Logger     *slog.Logger          // slog.Default() when nil
 	Registerer prometheus.Registerer // where the lookup's metrics go; none registered when nil
 	Metrics    http.Handler          // served at /metrics when set
@@ -93,6 +93,13 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 	})
 	if opt.Registerer != nil {
 		if err := opt.Registerer.Register(s.damaged); err != nil {
+			return nil, fmt.Errorf("register lookup metrics: %w", err)
+		}
+		due := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "archivectl_lookup_captures_due",
+			Help: "Captures under embargo whose release day (UTC) is before today on the lookup's clock: due, waiting for the next release pass.",
+		}, func() float64 { return float64(s.ix.Load().overdue(s.now())) })
+		if err := opt.Registerer.Register(due); err != nil {
 			return nil, fmt.Errorf("register lookup metrics: %w", err)
 		}
 		if opt.ReleaseMetrics {
