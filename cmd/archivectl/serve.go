@@ -30,13 +30,15 @@ const shutdownGrace = 30 * time.Second
 // requests, then exits 0.
 func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var initEmpty bool
+	var nowFlag string
 	cfg, pos, code, ok := cli{
 		name:   "serve",
-		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
+		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--now RFC3339] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			sharedFlags(fs, c)
 			fs.BoolVar(&initEmpty, "init", false, "serve a missing or empty data directory as a new, empty archive (a service started before the first crawl)")
+			fs.StringVar(&nowFlag, "now", "", "the lookup's clock stands still at this instant, RFC 3339: countdowns and due captures as of then (states never depend on it); not with --schedule")
 			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
 			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
 		},
@@ -47,6 +49,19 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(pos) > 0 {
 		fmt.Fprintf(stderr, "archivectl serve: unexpected argument %q; see archivectl serve -h\n", pos[0])
 		return 2
+	}
+	var at time.Time
+	if nowFlag != "" {
+		t, err := time.Parse(time.RFC3339, nowFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "archivectl serve: --now %q is not an RFC 3339 time such as 2026-03-01T12:00:00Z\n", nowFlag)
+			return 2
+		}
+		if cfg.Release.Schedule != "" {
+			fmt.Fprintf(stderr, "archivectl serve: --now with --schedule: the release daemon runs passes by this machine's clock; drop one of them\n")
+			return 2
+		}
+		at = t.UTC()
 	}
 	shared, err := sharedStore(ctx, cfg)
 	if err != nil {
@@ -73,6 +88,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, release: releaseOptions(cfg)}
+	if !at.IsZero() {
+		opt.now = func() time.Time { return at }
+	}
 	opt.logger = slog.New(slog.NewTextHandler(stderr, nil))
 	if shared != nil {
 		opt.shared, opt.mirror = shared, mirrorDir(cfg)
