@@ -53,7 +53,7 @@ var update = flag.Bool("update", false, "TestGolden: rewrite testdata/golden fro
 //     {crawl+7d http} when it falls within the crawl command (plus a period) but is too coarse
 //     to name the capture (HTTP Date headers, CDXJ stamps, the sealed file's name); {now+8d
 //     rfc3339} when it is the demo's now plus whole days; {clock http} for the lookup's Date
-//     header (its clock is the real one too: a record released by a pass after it answers 403). Times far from today (the demo's fixed 2018, 2019 and 2100
+//     header (its clock is the real one too, and a record released by a pass ahead of it is served). Times far from today (the demo's fixed 2018, 2019 and 2100
 //     Last-Modified values and what derives from them) are compared as they are; any other
 //     time near today fails the test.
 //   - The crawl summary's duration, rate (pages/s) and peak memory, release --json's
@@ -354,7 +354,7 @@ func (g *goldenRun) lookup(section string, site *demoweb.Site, final bool) {
 		get(q("/api/v1/record", "url", page, "timestamp", ts.UTC().Format("20060102150405"), "format", "payload"))
 	}
 	get(q("/api/v1/record", "url", origin["weekly"]+"/news/storm-damage.html"))
-	get(q("/api/v1/record", "url", origin["weekly"]+"/news/council-vote.html")) // released at +8 d, after the lookup's own clock
+	get(q("/api/v1/record", "url", origin["weekly"]+"/news/council-vote.html")) // released by the pass at +8 d, ahead of the lookup's clock: served all the same
 	get(q("/api/v1/record", "url", origin["aipref"]+"/robots.txt", "format", "payload"))
 	get(q("/api/v1/record", "url", origin["blog"]+"/robots.txt"))
 	if final {
