@@ -222,7 +222,7 @@ func viewPath(node, p string) (string, bool) {
 }
 
 // union is the view's state.json: the nodes' generations and counts summed, the latest pass,
-// the earliest next release.
+// the earliest next release, and ahead_of_clock when any node's last pass ran ahead of its clock.
 func union(ms map[string]*publish.Manifest) ([]byte, int64, error) {
 	var u public.Status
 	for _, node := range slices.Sorted(maps.Keys(ms)) {
@@ -239,6 +239,7 @@ func union(ms map[string]*publish.Manifest) ([]byte, int64, error) {
 		if st.NextRelease != nil && (u.NextRelease == nil || st.NextRelease.Before(*u.NextRelease)) {
 			u.NextRelease = st.NextRelease
 		}
+		u.AheadOfClock = u.AheadOfClock || st.AheadOfClock
 		u.Software = st.Software
 	}
 	b, err := public.MarshalStatus(u)
