@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/surt"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/surt"
 )
 
 // StoreArchive is the Archive of an open store: its Seal, and its index for Captured.

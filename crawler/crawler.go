@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // Archive is where captures go: the sealed store (StoreArchive), or a fake in tests.

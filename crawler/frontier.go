@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 

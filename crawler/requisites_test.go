@@ -11,8 +11,8 @@ import (
 
 	"github.com/archivectl/archivectl/crawler/crawlertest"
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // TestCrawlRequisitesAcrossOrigins crawls a page on origin a that embeds an image and a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/crawler/aipref"
+	"github.com/archivectl/archivectl/aipref"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store"

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/surt"
 )
 
 // embargoRules reads public/access/embargo.aclj: URL key → captures under embargo.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/internal/durable"
 )
 
 // appendLog makes the log exactly size bytes long (cutting what an interrupted commit left)

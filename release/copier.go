@@ -6,7 +6,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/internal/durable"
 )
 
 // copier copies sealed byte ranges into public files on a goroutine of its own, in the order they

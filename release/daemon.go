@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/robfig/cron/v3"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/lockfile"
 )
 
 func TestNewDaemonSpec(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // mountTmpfs mounts a tmpfs of size bytes on a fresh directory, unmounted when the test ends. Where

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/public"
 	"github.com/klauspost/compress/gzip"
 )
 

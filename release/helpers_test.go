@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 	"github.com/klauspost/compress/gzip"
 )
 

@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/archivectl/archivectl/release/pubindex"
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/public/pubindex"
 )
 
 // indexCommit writes the public index's part of a commit of generation gen: one segment of the

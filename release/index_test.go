@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release/pubindex"
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public/pubindex"
 )
 
 // Every commit of a pass adds its lines to the public index: after passes of several commits,

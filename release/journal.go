@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/archivectl/archivectl/release/pubindex"
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/durable"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/durable"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // journal is one commit of a pass, written durably before anything under public/ changes.

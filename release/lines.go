@@ -6,9 +6,9 @@ import (
 	"path"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/surt"
 )
 
 // cdxjLine is the public CDXJ line of a capture in state, at loc. Its key is the URL's SURT key

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
 )
 

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/prometheus/client_golang/prometheus"
 )
 

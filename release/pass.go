@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/release/pubindex"
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/durable"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/durable"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // DefaultShardSize is the rotation size of public shards when Options set none.

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 

@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/archivectl/archivectl/release/pubindex"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // recover finishes a commit that an interrupted pass left, then deletes unjournaled temp files.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // Restore raises the index's release states to what public/ shows, for an index.db rebuilt from

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 )
 
 // File name prefixes of the public files.

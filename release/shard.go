@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // releaseBatch copies the members of each capture of batch into new shards and commits them.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // TestCommitRefusedWithoutRoom: when the disk has room for a commit's files but not for what

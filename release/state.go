@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 )
 
 // readStatus reads public/state.json under dataDir; a missing file is the zero Status.

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // tombstone publishes one tombstone per capture of batch and commits them.

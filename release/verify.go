@@ -9,11 +9,11 @@ import (
 	"sort"
 	"time"
 
-	"github.com/archivectl/archivectl/release/pubindex"
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // Verify checks the public side of dataDir against the sealed repository and the audit log:

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/warcfields"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/warcfields"
 )
 
 // TestVerifyFindsTampering publishes a week's releases and tombstones, damages the public side

@@ -6,10 +6,10 @@ import (
 	"os"
 	"slices"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/surt"
 )
 
 // checkAccess checks public/access/embargo.aclj against the index: one rule per URL key with a

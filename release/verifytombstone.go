@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/warcfields"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/warcfields"
 	"github.com/nlnwa/gowarc/v3"
 )
 

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/store/surt"
+	"github.com/archivectl/archivectl/internal/surt"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/store/surt"
+	"github.com/archivectl/archivectl/internal/surt"
 
 	bolt "go.etcd.io/bbolt"
 )

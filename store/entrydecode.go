@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/store/surt"
+	"github.com/archivectl/archivectl/internal/surt"
 )
 
 // errCorrupt is a value that does not decode.

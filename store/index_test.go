@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 

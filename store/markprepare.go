@@ -3,7 +3,7 @@ package store
 import (
 	"fmt"
 
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 

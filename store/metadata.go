@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/store/warcfields"
+	"github.com/archivectl/archivectl/internal/warcfields"
 )
 
 // The formats of a capture's metadata record; readers check them.

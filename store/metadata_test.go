@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/warcfields"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/warcfields"
 	"github.com/nlnwa/gowarc/v3"
 )
 

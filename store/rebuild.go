@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/archivectl/archivectl/store/surt"
+	"github.com/archivectl/archivectl/internal/surt"
 	"github.com/nlnwa/gowarc/v3"
 )
 

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"
 )

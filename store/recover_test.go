@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
 )
 
 // abandon drops a store the way a killed process would: no Close, only its lock released.

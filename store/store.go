@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 )
 

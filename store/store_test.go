@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 )

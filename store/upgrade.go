@@ -11,9 +11,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/archivectl/archivectl/store/durable"
-	"github.com/archivectl/archivectl/store/lockfile"
-	"github.com/archivectl/archivectl/store/surt"
+	"github.com/archivectl/archivectl/internal/durable"
+	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/internal/surt"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )

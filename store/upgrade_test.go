@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
 	bolt "go.etcd.io/bbolt"
 )
 

@@ -16,8 +16,8 @@ import (
 	"strings"
 
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/nlnwa/gowarc/v3"
 	bolt "go.etcd.io/bbolt"
 )

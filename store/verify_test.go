@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/klauspost/compress/gzip"
 	bolt "go.etcd.io/bbolt"
 )

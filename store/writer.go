@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/store/durable"
+	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 )

@@ -41,8 +41,8 @@ case $what in hostile | all) tests hostile '^(TestCorruptSealedWARC|TestCorruptP
 
 case $what in fuzz | all)
 	targets=${FUZZ_TARGETS:-"./crawler/robots:FuzzParse ./crawler/robots:FuzzMatch ./crawler/robots:FuzzContentUsage
-./crawler/aipref:FuzzParse ./store/surt:FuzzKey ./store:FuzzParseResponseHead ./store:FuzzParseFacts
-./release/public:FuzzParseLine ./release/public:FuzzParse ./release/lookup:FuzzReadPayload ./release/lookup:FuzzParseCursor
+./aipref:FuzzParse ./internal/surt:FuzzKey ./store:FuzzParseResponseHead ./store:FuzzParseFacts
+./public:FuzzParseLine ./public:FuzzParse ./lookup:FuzzReadPayload ./lookup:FuzzParseCursor
 ./test/reliability:FuzzReadRecord ./test/reliability:FuzzScanFile ./test/reliability:FuzzDamagedMember
 ./embargo:FuzzParseHTTPDate ./embargo:FuzzParsePeriod ./crawler:FuzzParseSeeds ./crawler:FuzzExtractLinks"}
 	for t in $targets; do

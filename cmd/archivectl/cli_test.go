@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
 )
 
 // runCmd runs exe with args like runBinary, but kills it after 30 s: a command that should have

@@ -9,9 +9,9 @@ import (
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/objectstore"
+	"github.com/archivectl/archivectl/objectstore/publish"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/publicstore"
-	"github.com/archivectl/archivectl/release/publish"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -77,7 +77,7 @@ func (c *Config) problems() []problem {
 			bad("crawl.partition", cc.Partition, reason)
 		}
 	}
-	if _, err := publicstore.ParseLocation(c.Public); err != nil {
+	if _, err := objectstore.ParseLocation(c.Public); err != nil {
 		_, reason, _ := strings.Cut(err.Error(), ": ")
 		bad("public", c.Public, reason)
 	}

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // runCrawl crawls the seeds file politely into the sealed repository and prints a summary.

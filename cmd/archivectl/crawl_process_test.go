@@ -17,9 +17,9 @@ import (
 	"github.com/nlnwa/gowarc/v3"
 
 	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/warcfields"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/warcfields"
 )
 
 // The crawl tests here drive the built binary: a kill, a signal and a process's memory are

@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
 )
 
 // archiveEntries are the names that make a directory an archive: crawl creates the first two,

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // demoMarker marks a directory as made by archivectl demo, so a rerun may empty it and nothing else.

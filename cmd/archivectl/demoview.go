@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 )
 
 // demoViewDays is the pass whose public side the demo serves: by then the week's and the

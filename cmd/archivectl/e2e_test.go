@@ -22,9 +22,9 @@ import (
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/embargo"
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/surt"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 )
 
 // TestEndToEnd drives the built binary through crawl → release at several --now → serve → API

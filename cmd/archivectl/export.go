@@ -12,8 +12,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/archivectl/archivectl/release/export"
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/export"
+	"github.com/archivectl/archivectl/internal/layout"
 )
 
 // exportArgs are the parsed flags of archivectl export.

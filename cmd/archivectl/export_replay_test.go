@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/public"
 )
 
 // replayEngines returns the directory of the replay engines test/replay installs: from

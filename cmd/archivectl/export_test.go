@@ -21,8 +21,8 @@ import (
 	"github.com/nlnwa/gowarc/v3"
 
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/surt"
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 )
 
 // TestExport drives archivectl export over the demo web, crawled and then released at now and

@@ -19,7 +19,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/public"
 )
 
 // warcFile is one WARC file of the data directory, read back.

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler/crawlertest"
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/public"
 )
 
 // The crawler's reach through the binary, on loopback origins: page requisites across

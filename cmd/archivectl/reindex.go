@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // runReindexPublic rebuilds the public index (public/index/) from the public CDXJ files. It

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/archivectl/archivectl/release/pubindex"
-	"github.com/archivectl/archivectl/store/layout"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public/pubindex"
 )
 
 // A missing or torn public index: serve refuses with one line naming the file and the command

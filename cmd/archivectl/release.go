@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/objectstore/publish"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/release/publish"
 )
 
 // earliestNow bounds --now: no capture, and so no release, is older than 1970.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/crawler/aipref"
+	"github.com/archivectl/archivectl/aipref"
 	"github.com/archivectl/archivectl/crawler/robots"
 )
 

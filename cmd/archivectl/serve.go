@@ -11,12 +11,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/lookup"
+	"github.com/archivectl/archivectl/objectstore"
+	"github.com/archivectl/archivectl/objectstore/mirror"
+	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/lookup"
-	"github.com/archivectl/archivectl/release/mirror"
-	"github.com/archivectl/archivectl/release/pubindex"
-	"github.com/archivectl/archivectl/release/publicstore"
-	"github.com/archivectl/archivectl/store/layout"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -126,7 +126,7 @@ type serveOptions struct {
 	logger                 *slog.Logger
 	ready                  func(addr string) // called once the listener is open
 	now                    func() time.Time  // the lookup's clock (countdowns, calendar); time.Now when nil
-	shared                 publicstore.Store // when set, the lookup serves its view (mirror) instead of DATA/public
+	shared                 objectstore.Store // when set, the lookup serves its view (mirror) instead of DATA/public
 	mirror                 string            // the view's directory
 }
 

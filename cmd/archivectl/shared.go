@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/archivectl/archivectl/release/publicstore"
-	"github.com/archivectl/archivectl/release/publicstore/s3store"
-	"github.com/archivectl/archivectl/release/publish"
+	"github.com/archivectl/archivectl/objectstore"
+	"github.com/archivectl/archivectl/objectstore/publish"
+	"github.com/archivectl/archivectl/objectstore/s3store"
 )
 
 // sharedFlags registers --public and --node, the shared store of a node's public side.
@@ -21,18 +21,18 @@ func sharedFlags(fs *flagSet, c *Config) {
 // sharedStore opens and checks the store cfg.Public names: nil for the default (DATA/public
 // alone). Any failure is one line: a bucket that is missing, credentials refused, an endpoint
 // out of reach.
-func sharedStore(ctx context.Context, cfg Config) (publicstore.Store, error) {
-	loc, err := publicstore.ParseLocation(cfg.Public)
+func sharedStore(ctx context.Context, cfg Config) (objectstore.Store, error) {
+	loc, err := objectstore.ParseLocation(cfg.Public)
 	if err != nil {
 		return nil, err
 	}
-	var s publicstore.Store
+	var s objectstore.Store
 	switch loc.Kind {
-	case publicstore.Local:
+	case objectstore.Local:
 		return nil, nil
-	case publicstore.File:
-		s = publicstore.NewDir(loc.Dir)
-	case publicstore.S3:
+	case objectstore.File:
+		s = objectstore.NewDir(loc.Dir)
+	case objectstore.S3:
 		if s, err = s3store.Open(ctx, loc, s3store.Options{}); err != nil {
 			return nil, err
 		}
@@ -54,7 +54,7 @@ func nodeName(cfg Config) string {
 }
 
 // publisher is the release hook that publishes cfg's data directory to s after each pass.
-func publisher(cfg Config, s publicstore.Store, log *slog.Logger, committed func(publish.Result)) func(context.Context) error {
+func publisher(cfg Config, s objectstore.Store, log *slog.Logger, committed func(publish.Result)) func(context.Context) error {
 	node := nodeName(cfg)
 	return func(ctx context.Context) error {
 		res, err := publish.Publish(ctx, cfg.Data, s, publish.Options{Node: node, Logger: log})
@@ -72,4 +72,4 @@ func publisher(cfg Config, s publicstore.Store, log *slog.Logger, committed func
 func mirrorDir(cfg Config) string { return filepath.Join(cfg.Data, "mirror") }
 
 // describe names the store for a person.
-func describe(s publicstore.Store) string { return fmt.Sprint(s) }
+func describe(s objectstore.Store) string { return fmt.Sprint(s) }

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release/publicstore"
-	"github.com/archivectl/archivectl/release/publicstore/s3store"
-	"github.com/archivectl/archivectl/release/publish"
+	"github.com/archivectl/archivectl/objectstore"
+	"github.com/archivectl/archivectl/objectstore/publish"
+	"github.com/archivectl/archivectl/objectstore/s3store"
 	"github.com/archivectl/archivectl/test/pubtest"
 	"github.com/archivectl/archivectl/test/seaweedfs"
 )
@@ -92,7 +92,7 @@ func setAWS(t *testing.T, srv *seaweedfs.Server, id seaweedfs.Identity, endpoint
 func bucketState(t *testing.T, srv *seaweedfs.Server, bucket string) (map[string]int64, int) {
 	t.Helper()
 	setAWS(t, srv, seaweedfs.Writer, srv.Endpoint)
-	loc, _ := publicstore.ParseLocation("s3://" + bucket + "/pub")
+	loc, _ := objectstore.ParseLocation("s3://" + bucket + "/pub")
 	s, err := s3store.Open(context.Background(), loc, s3store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +192,7 @@ func TestReleaseToS3Faults(t *testing.T) {
 	}
 	// After all that, the bucket is the data directory's public/, byte for byte, nothing left over.
 	setAWS(t, srv, seaweedfs.Writer, srv.Endpoint)
-	loc, _ := publicstore.ParseLocation("s3://faults/pub")
+	loc, _ := objectstore.ParseLocation("s3://faults/pub")
 	s, err := s3store.Open(context.Background(), loc, s3store.Options{})
 	if err != nil {
 		t.Fatal(err)

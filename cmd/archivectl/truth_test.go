@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/store/surt"
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 )
 
 // TestPublicTruth drives the built binary over the demo web: crawl, then release passes at

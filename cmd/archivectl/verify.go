@@ -6,11 +6,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/objectstore/publish"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/publish"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/lockfile"
 )
 
 // runVerify checks the sealed repository against its index and lists each inconsistency;

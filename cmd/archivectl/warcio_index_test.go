@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/public"
 )
 
 // warcioLine is one line of test/replay/index.mjs: warcio.js's CDXJ of a record.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/archivectl/archivectl/crawler/aipref"
+	"github.com/archivectl/archivectl/aipref"
 	"github.com/archivectl/archivectl/embargo"
 )
 

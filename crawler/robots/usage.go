@@ -3,7 +3,7 @@ package robots
 import (
 	"strings"
 
-	"github.com/archivectl/archivectl/crawler/aipref"
+	"github.com/archivectl/archivectl/aipref"
 )
 
 // usageRule is a content-usage line (attach-05 §3).

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // t0 is the start of every generated archive's history.

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 	"github.com/nlnwa/gowarc/v3"
 )
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release/pubindex"
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/archivectl/archivectl/store"
 	"github.com/nlnwa/gowarc/v3"
 )

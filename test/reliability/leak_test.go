@@ -25,8 +25,8 @@ import (
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/crawlertest"
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/lookup"
 	"github.com/archivectl/archivectl/store"
 )
 

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/lookup"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/lookup"
-	"github.com/archivectl/archivectl/release/public"
 )
 
 // get asks h for target and returns the status and body.

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/lookup"
 	"github.com/archivectl/archivectl/store"
 )
 

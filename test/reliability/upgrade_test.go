@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 	bolt "go.etcd.io/bbolt"
 )
 

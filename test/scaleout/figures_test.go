@@ -18,14 +18,14 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/lookup"
+	"github.com/archivectl/archivectl/objectstore"
+	"github.com/archivectl/archivectl/objectstore/mirror"
+	"github.com/archivectl/archivectl/objectstore/publish"
+	"github.com/archivectl/archivectl/objectstore/s3store"
 	"github.com/archivectl/archivectl/release"
-	"github.com/archivectl/archivectl/release/lookup"
-	"github.com/archivectl/archivectl/release/mirror"
-	"github.com/archivectl/archivectl/release/publicstore"
-	"github.com/archivectl/archivectl/release/publicstore/s3store"
-	"github.com/archivectl/archivectl/release/publish"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 	"github.com/archivectl/archivectl/test/pubtest"
 	"github.com/archivectl/archivectl/test/seaweedfs"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,7 +60,7 @@ func TestFigures(t *testing.T) {
 	}
 	var pubTimes, plainTimes []time.Duration
 	for round := range rounds {
-		loc, _ := publicstore.ParseLocation(fmt.Sprintf("s3://figures/round-%d", round))
+		loc, _ := objectstore.ParseLocation(fmt.Sprintf("s3://figures/round-%d", round))
 		s, err := s3store.Open(ctx, loc, s3store.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +97,7 @@ func TestFigures(t *testing.T) {
 
 	// The lookup, from local disk and from the bucket (round 0's generation, through a mirror).
 	srv.Setenv(t, seaweedfs.Reader)
-	loc, _ := publicstore.ParseLocation("s3://figures/round-0")
+	loc, _ := objectstore.ParseLocation("s3://figures/round-0")
 	rs, err := s3store.Open(ctx, loc, s3store.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -26,10 +26,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
-	"github.com/archivectl/archivectl/store/surt"
 )
 
 // start is the first instant of the simulated crawl, which lasts a year.

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/archivectl/archivectl/release/public"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // TestBuild builds a small archive and checks it against the sealed records and its summary.

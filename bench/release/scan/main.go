@@ -20,9 +20,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
-	"github.com/archivectl/archivectl/store/layout"
 )
 
 // summary is the part of gen's bench.json this reads.

@@ -28,10 +28,10 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
-	"github.com/archivectl/archivectl/release/public"
-	"github.com/archivectl/archivectl/release/publicstore"
-	"github.com/archivectl/archivectl/release/publicstore/s3store"
-	"github.com/archivectl/archivectl/release/publish"
+	"github.com/archivectl/archivectl/objectstore"
+	"github.com/archivectl/archivectl/objectstore/publish"
+	"github.com/archivectl/archivectl/objectstore/s3store"
+	"github.com/archivectl/archivectl/public"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -149,7 +149,7 @@ func checkOrigins(dir string, nodes int) {
 // checkBucket checks the union of the nodes' latest generations at now.
 func checkBucket(storeURL, dir string, nodes int, now, start, end time.Time) {
 	ctx := context.Background()
-	loc, err := publicstore.ParseLocation(storeURL)
+	loc, err := objectstore.ParseLocation(storeURL)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -247,7 +247,7 @@ func checkBucket(storeURL, dir string, nodes int, now, start, end time.Time) {
 	fmt.Printf("searched %d objects (%d bytes) for %d embargoed bodies\n", len(objs), total, len(secrets))
 }
 
-func read(ctx context.Context, s publicstore.Store, name string) []byte {
+func read(ctx context.Context, s objectstore.Store, name string) []byte {
 	r, err := s.Read(ctx, name, 0, -1)
 	if err != nil {
 		problem("%v", err)

@@ -1,0 +1,166 @@
+package export
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
+)
+
+// Capture is one released capture of the public side.
+type Capture struct {
+	public.Line                   // its line in the shard's CDXJ
+	Key         string            // the SURT key of its URL, as surt.Key computes it now
+	Captured    time.Time         // capture time, full precision
+	Shard       string            // its shard, relative to public/: "shards/PUBLIC-….warc.gz"
+	Members     []public.Location // its request, response (or revisit) and metadata members, in file order
+	Response    public.Location   // its response (or revisit) member
+}
+
+// Selection is the released captures an export keeps, and what it left out.
+type Selection struct {
+	Filter   Filter
+	Kept     []Capture      // in shard order, then file order
+	Released int            // released captures found under public/shards
+	Excluded map[string]int // captures left out, by reason (every reason the filter can give, even at 0)
+
+	perShard map[string]int // released captures per shard
+}
+
+// Counts is what datapackage.json and the command report about a selection.
+type Counts struct {
+	Released int            `json:"released"`
+	Kept     int            `json:"kept"`
+	Excluded int            `json:"excluded"`
+	ByReason map[string]int `json:"excluded_by_reason"`
+}
+
+// Counts sums up the selection.
+func (s *Selection) Counts() Counts {
+	return Counts{Released: s.Released, Kept: len(s.Kept), Excluded: s.Released - len(s.Kept), ByReason: s.Excluded}
+}
+
+// Select reads the released captures of the public directory fsys (its shards' CDXJ and the audit
+// log, nothing else) and keeps those f selects. A revisit is kept only with its original, so
+// that what is exported replays on its own.
+func Select(ctx context.Context, fsys fs.FS, f Filter) (*Selection, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	all, err := released(ctx, fsys)
+	if err != nil {
+		return nil, err
+	}
+	s := &Selection{Filter: f, Released: len(all), Excluded: map[string]int{}, perShard: map[string]int{}}
+	for _, r := range f.Reasons() {
+		s.Excluded[r] = 0
+	}
+	why := make([]string, len(all))
+	kept := map[string]bool{}
+	for i, c := range all {
+		s.perShard[c.Shard]++
+		if why[i] = f.reason(c.Key, c.Captured, c.Usage); why[i] == "" {
+			kept[c.ID] = true
+		}
+	}
+	// A revisit whose original is not exported is left out too (until nothing changes: the
+	// original of a revisit is never itself a revisit, but an archive may say otherwise).
+	for changed := true; changed; {
+		changed = false
+		for i, c := range all {
+			if why[i] == "" && c.Revisit && !kept[c.RefersTo] {
+				why[i], kept[c.ID], changed = ReasonRevisitOriginal, false, true
+			}
+		}
+	}
+	for i, c := range all {
+		if why[i] == "" {
+			s.Kept = append(s.Kept, c)
+		} else {
+			s.Excluded[why[i]]++
+		}
+	}
+	return s, nil
+}
+
+// released reads every released capture of the public directory, in shard order then file order.
+func released(ctx context.Context, fsys fs.FS) ([]Capture, error) {
+	names, err := public.CDXJFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
+	logged := map[string]public.LogEntry{}
+	err = public.ReadLog(fsys, func(e public.LogEntry) error {
+		if e.Event == public.EventReleased {
+			logged[e.ID] = e
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var all []Capture
+	seen := map[string]bool{}
+	for _, name := range names {
+		if !strings.HasPrefix(name, layout.ShardsDir+"/") {
+			continue // tombstones: nothing released there
+		}
+		err := public.ReadCDXJ(fsys, name, func(l public.Line) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if l.State != public.StateReleased || seen[l.ID] {
+				return nil
+			}
+			seen[l.ID] = true
+			c, err := capture(l, logged[l.ID])
+			if err != nil {
+				return fmt.Errorf("public/%s: %w", name, err)
+			}
+			all = append(all, c)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(all, func(a, b Capture) int {
+		return cmp.Or(strings.Compare(a.Shard, b.Shard), cmp.Compare(a.Response.Offset, b.Response.Offset))
+	})
+	return all, nil
+}
+
+// capture assembles a released capture from its CDXJ line and its audit log entry (zero when the
+// log has none: then only its response member is known).
+func capture(l public.Line, e public.LogEntry) (Capture, error) {
+	t, err := time.Parse(time.RFC3339Nano, l.CDXJ.Time)
+	if err != nil {
+		return Capture{}, fmt.Errorf("capture %s: time: %w", l.ID, err)
+	}
+	base := path.Base(l.Filename)
+	if base == "." || base == "/" || !strings.HasSuffix(base, public.WARCExt) {
+		return Capture{}, fmt.Errorf("capture %s: filename %q is not a public WARC file", l.ID, l.Filename)
+	}
+	shard := layout.ShardsDir + "/" + base
+	key, err := surt.Key(l.URL)
+	if err != nil {
+		key = l.SURT
+	}
+	resp := public.Location{File: shard, Offset: l.Offset, Length: l.Length}
+	members := []public.Location{resp}
+	for _, loc := range []*public.Location{e.Request, e.Metadata} {
+		if loc != nil && loc.Length > 0 && path.Base(loc.File) == base {
+			members = append(members, public.Location{File: shard, Offset: loc.Offset, Length: loc.Length})
+		}
+	}
+	slices.SortFunc(members, func(a, b public.Location) int { return cmp.Compare(a.Offset, b.Offset) })
+	return Capture{Line: l, Key: key, Captured: t, Shard: shard, Members: members, Response: resp}, nil
+}

@@ -1,0 +1,298 @@
+package lookup
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/archivectl/archivectl/public"
+)
+
+//go:embed templates/page.html
+var templates embed.FS
+
+//go:embed static
+var static embed.FS
+
+var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMap{"noun": noun}).ParseFS(templates, "templates/page.html"))
+
+// pageData is what the page template shows. One of Captures, Browse or (with neither) the
+// archive at a glance fills the page under the search box and any notice.
+type pageData struct {
+	Query      string
+	Prefix     bool // the search box asks for everything under the URL
+	Error      string
+	Shorter    []link // prefix views to try when a URL was never made public
+	Captures   []pageCapture
+	Under      link // the prefix view of the captures' directory
+	Browse     *browseData
+	Glance     glance
+	Wide       template.HTML // the release calendar, weeks as columns
+	Tall       template.HTML // the same, weeks as rows
+	Upcoming   []upcomingDay
+	Recent     []recentRelease
+	Ahead      string // the last pass ran ahead of its machine's clock, in words; "" when not
+	Now        string
+	Generation int64
+}
+
+// link is one link the page offers.
+type link struct{ Href, Text string }
+
+// glance is the archive in numbers.
+type glance struct {
+	Released, Embargoed        int
+	Due                        int // of Embargoed: release day before today, waiting for the next pass
+	NextRelease, NextCountdown string
+	LastPass                   string
+	Generation                 int64
+}
+
+// upcomingDay is one release day in the list of next releases.
+type upcomingDay struct {
+	Date, When string
+	Captures   int
+}
+
+// recentRelease is one capture in the list of the most recent releases.
+type recentRelease struct {
+	URL, Href, ReleasedAt, Site, SiteHref string
+}
+
+// pageCapture is one capture as the page shows it.
+type pageCapture struct {
+	URL, Timestamp, State, ReleaseAt, Countdown, Digest, Mime string
+	EmbargoSource                                             string // what set the embargo, in words; "" when not recorded
+	Status                                                    int
+	Released, Revisit                                         bool
+	Due                                                       bool // under embargo, its release time passed: the next pass publishes it
+	Headers                                                   [][2]string
+	Usage                                                     []usageLine
+	RawUsage                                                  []string
+	RecordLink, PayloadLink                                   string
+}
+
+// handlePage answers GET /: the search box; then the captures of ?url= (state, release date and
+// countdown, tombstone headers and digest, Content-Usage), or with matchType=prefix a browsable
+// list of what lies below it, or else the archive at a glance: counts, next releases as a list and
+// a calendar, and the most recent releases. Plain server-rendered HTML; it needs no JavaScript.
+// Every state shown is what the public side holds as the last pass left it: a capture with a
+// released line is released, whatever the server's clock says. The clock only words countdowns
+// and tells the tombstones whose release time has passed (due, waiting for the next pass).
+func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
+	ix := s.ix.Load()
+	now := s.now()
+	d := pageData{Now: now.UTC().Format("Mon 2 Jan 2006 15:04 UTC"), Generation: ix.generation, Ahead: aheadInWords(ix.state, now)}
+	code := http.StatusOK
+	mark := map[time.Time]bool{}
+	v, err := queryValues(r.URL.RawQuery)
+	switch {
+	case err != nil:
+		d.Query, d.Error, code = queryParam(r.URL.RawQuery, "url"), err.Error(), http.StatusBadRequest
+	case strings.TrimSpace(v.Get("url")) != "":
+		d.Query, d.Prefix = v.Get("url"), v.Get("matchType") == "prefix"
+		q, err := parseQuery(r)
+		var cs []capture
+		switch {
+		case err != nil:
+			d.Error, code = err.Error(), http.StatusBadRequest
+		case q.prefix:
+			if d.Browse, err = s.browse(ix, q, v.Get("limit") == "", now); err != nil {
+				d.Browse = nil
+				s.log.Error("public index read failed", "err", err)
+				d.Error, code = err.Error(), http.StatusInternalServerError
+			}
+		default:
+			if cs, err = ix.exact(q.key); err != nil {
+				s.log.Error("public index read failed", "err", err)
+				d.Error, code = err.Error(), http.StatusInternalServerError
+				break
+			}
+			cs = markDue(cs, now)
+			if len(cs) == 0 {
+				d.Error, code = q.raw+" has never been made public by this archive. Check the URL, or browse what it holds nearby:", http.StatusNotFound
+				d.Shorter = shorter(q.raw)
+			}
+			for i := range cs {
+				c := &cs[i]
+				d.Captures = append(d.Captures, toPage(c, now))
+				if !c.released {
+					mark[time.Unix(0, c.releaseAt).UTC().Truncate(24*time.Hour)] = true
+				}
+			}
+			if len(cs) > 0 {
+				if dirs := shorter(cs[0].url()); len(dirs) > 0 {
+					d.Under = dirs[0]
+				}
+			}
+		}
+	}
+	if d.Browse == nil {
+		s.home(&d, ix, now, mark)
+	}
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, d); err != nil {
+		s.log.Error("page not rendered", "err", err)
+		http.Error(w, "internal error: the page cannot be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+// home fills in the archive at a glance, the next releases and the most recent ones.
+func (s *Server) home(d *pageData, ix *index, now time.Time, mark map[time.Time]bool) {
+	g := glance{Released: ix.released, Embargoed: ix.embargoed, Due: ix.overdue(now), Generation: ix.generation}
+	if t := ix.state.LastPass; !t.IsZero() {
+		g.LastPass = t.UTC().Format("2 Jan 2006 15:04 UTC")
+	}
+	days := ix.upcoming(now)
+	today := now.UTC().Truncate(24 * time.Hour)
+	switch t := ix.state.NextRelease; {
+	case t != nil:
+		g.NextRelease, g.NextCountdown = t.UTC().Format("2 Jan 2006 15:04 UTC"), countdown(t.Sub(now))
+	case len(days) > 0: // a state.json without next_release: the first release day will do
+		g.NextRelease, g.NextCountdown = days[0].day.Format("Mon 2 Jan 2006"), dayWhen(days[0].day, today)
+	}
+	d.Glance = g
+	d.Wide = template.HTML(calendarSVG(ix.days, now, mark, true)) // built from numbers and escaped text only
+	d.Tall = template.HTML(calendarSVG(ix.days, now, mark, false))
+	if g.Due > 0 { // release days gone by: listed first, until a pass releases them
+		d.Upcoming = append(d.Upcoming, upcomingDay{Date: "since " + ix.days[0].day.Format("Mon 2 Jan 2006"),
+			When: "due: public after the next release pass", Captures: g.Due})
+	}
+	for _, day := range days[:min(len(days), 8-len(d.Upcoming))] {
+		d.Upcoming = append(d.Upcoming, upcomingDay{Date: day.day.Format("Mon 2 Jan 2006"), When: dayWhen(day.day, today), Captures: day.count})
+	}
+	if len(d.Captures) > 0 {
+		return
+	}
+	for _, e := range s.recentReleases(ix, 8) {
+		r := recentRelease{URL: e.URL, Href: "/?url=" + url.QueryEscape(e.URL), ReleasedAt: e.ReleaseAt.UTC().Format("2 Jan 2006 15:04")}
+		if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
+			r.Site, r.SiteHref = u.Host, "/?matchType=prefix&url="+url.QueryEscape(u.Scheme+"://"+u.Host+"/")
+		}
+		d.Recent = append(d.Recent, r)
+	}
+}
+
+// dayWhen says how far a day lies from today: "today", "tomorrow", "in 5 days".
+func dayWhen(day, today time.Time) string {
+	switch n := int(day.Sub(today) / (24 * time.Hour)); n {
+	case 0:
+		return "today"
+	case 1:
+		return "tomorrow"
+	default:
+		return "in " + plural(n, "day")
+	}
+}
+
+// toPage renders one capture (due ones marked by markDue) for the page; now words the countdown.
+func toPage(c *capture, now time.Time) pageCapture {
+	p := pageCapture{
+		URL: c.url(), Timestamp: humanTime(c.time), State: public.StateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
+		Digest: c.digest(), Mime: c.mime, Status: int(c.status), Released: c.released, Revisit: c.revisit,
+		Usage: usageInWords(c.usage), RawUsage: c.contentUsage(), EmbargoSource: sourceInWords(c.embargoSource), Due: c.due,
+	}
+	if h := c.headers(); h != "" {
+		_ = json.Unmarshal([]byte(h), &p.Headers) // checked at load to be a JSON array; a bad one shows none
+	}
+	ts := time.Unix(0, c.time).UTC().Format("20060102150405")
+	if c.released {
+		p.State, p.Countdown = public.StateReleased, "released"
+		p.RecordLink = "/api/v1/record?url=" + url.QueryEscape(c.url()) + "&timestamp=" + ts
+		p.PayloadLink = p.RecordLink + "&format=payload"
+	} else {
+		p.Countdown = countdown(time.Unix(0, c.releaseAt).Sub(now))
+	}
+	return p
+}
+
+// aheadInWords says, in one line, that the last pass ran with a now ahead of the clock of the
+// machine that ran it (state.json's ahead_of_clock); "" when it did not.
+func aheadInWords(st public.Status, now time.Time) string {
+	if !st.AheadOfClock {
+		return ""
+	}
+	msg := "The last release pass ran as of " + st.LastPass.UTC().Format("2 Jan 2006 15:04 UTC") +
+		", ahead of the clock of the machine that ran it: what it released is public before its release time"
+	if d := st.LastPass.Sub(now); d > public.ClockSlack {
+		msg += " (its time is " + strings.TrimPrefix(countdown(d), "in ") + " ahead of this server's clock)"
+	}
+	return msg + "."
+}
+
+// sourceInWords says what set a capture's embargo: a robots.txt rule or the Archive-Embargo
+// response header field; "" when the archive did not record it.
+func sourceInWords(source string) string {
+	switch source {
+	case "":
+		return ""
+	case "robots.txt":
+		return "embargo set by robots.txt"
+	case "header":
+		return "embargo set by the Archive-Embargo response header"
+	}
+	return "embargo set by " + source
+}
+
+// queryParam returns the raw (undecoded) value of a parameter, to show it back in the search box.
+func queryParam(raw, name string) string {
+	for pair := range strings.SplitSeq(raw, "&") {
+		if k, v, _ := strings.Cut(pair, "="); k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// humanTime renders Unix nanoseconds for a person: UTC, to the second.
+func humanTime(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05 UTC") }
+
+// countdown says how long until a release, to the minute; a past release awaits the next pass.
+func countdown(d time.Duration) string {
+	if d <= 0 {
+		return "due now: public after the next release pass"
+	}
+	d = d.Round(time.Minute)
+	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case days > 0:
+		return fmt.Sprintf("in %s %s", plural(days, "day"), plural(hours, "hour"))
+	case hours > 0:
+		return fmt.Sprintf("in %s %s", plural(hours, "hour"), plural(mins, "minute"))
+	}
+	return "in " + plural(max(mins, 1), "minute")
+}
+
+// plural writes n and a noun that agrees with it.
+func plural(n int, word string) string { return strconv.Itoa(n) + " " + noun(n, word) }
+
+// noun is word in the number n asks for: "capture" for one, "captures" otherwise.
+func noun(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// handleStatic serves the page's stylesheet and other files under static/; never a directory listing.
+func handleStatic(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, "/")
+	if fi, err := fs.Stat(static, name); err != nil || fi.IsDir() {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such file %s", r.URL.Path))
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	http.ServeFileFS(w, r, static, name)
+}

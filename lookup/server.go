@@ -1,0 +1,213 @@
+// Package lookup serves what the archive has made public: a JSON API and a page for people over
+// the public index the releaser writes (public/pubindex: the public CDXJ lines of released
+// captures and tombstones, in segments it opens read-only without loading them), and the
+// released records themselves. It reads only the public directory, never the sealed
+// repository, and never writes anything.
+//
+// Routes:
+//
+//	GET /api/v1/captures?url=URL[&matchType=exact|prefix&limit=N&cursor=C]   captures of a URL (or below a prefix)
+//	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed
+//	GET /api/v1/calendar                                                     upcoming releases per day
+//	GET /[?url=URL[&matchType=prefix&cursor=C]]                              the page: the archive at a glance, a capture card, or a prefix list
+//	GET /calendar.svg[?layout=tall]                                          the release calendar alone
+package lookup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/public/pubindex"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configures a Server; the zero value is usable.
+type Options struct {
+	Now        func() time.Time      // the clock for countdowns, the calendar and due captures (never a capture's state); time.Now when nil
+	Logger     *slog.Logger          // slog.Default() when nil
+	Registerer prometheus.Registerer // where the lookup's metrics go; none registered when nil
+	Metrics    http.Handler          // served at /metrics when set
+	Refresh    time.Duration         // how often Watch checks state.json and the index manifest; 250ms when zero
+	// ReleaseMetrics also registers the release metrics public/state.json answers (last pass,
+	// next release, captures released and tombstoned), for a process that runs no release daemon.
+	ReleaseMetrics bool
+}
+
+// Server is the lookup service over one public directory. It is an http.Handler.
+type Server struct {
+	fsys    fs.FS
+	opt     Options
+	log     *slog.Logger
+	now     func() time.Time
+	ix      atomic.Pointer[index]
+	mu      sync.Mutex // serialises Refresh
+	seen    seen       // state.json and the index manifest the current index was loaded from
+	metrics *metrics
+	handler http.Handler
+	// Records whose answer is at most maxVerified bytes are verified before the status line.
+	maxVerified int
+	damaged     prometheus.Counter // records refused or cut off because they failed a check
+	recent      atomic.Pointer[recentList]
+}
+
+// maxVerified is how much of a record answer is held until the record is verified.
+const maxVerified = 8 << 20
+
+// Open returns a Server over the public directory dir, with its index loaded. dir is opened as
+// an os.Root, so no name in an index can reach outside it; it may not exist yet (nothing has
+// been released), in which case the index is empty until it appears.
+func Open(dir string, opt Options) (*Server, error) {
+	return New(&rootFS{dir: dir}, opt)
+}
+
+// New returns a Server over the public directory fsys, with its index loaded.
+func New(fsys fs.FS, opt Options) (*Server, error) {
+	s := &Server{fsys: fsys, opt: opt, log: opt.Logger, now: opt.Now, maxVerified: maxVerified}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.opt.Refresh <= 0 {
+		s.opt.Refresh = 250 * time.Millisecond
+	}
+	m, err := newMetrics(opt.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	s.metrics = m
+	s.damaged = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "archivectl_lookup_damaged_records_total",
+		Help: "Released records refused (500) or cut off mid-answer because they failed their gzip or digest checks.",
+	})
+	if opt.Registerer != nil {
+		if err := opt.Registerer.Register(s.damaged); err != nil {
+			return nil, fmt.Errorf("register lookup metrics: %w", err)
+		}
+		due := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "archivectl_lookup_captures_due",
+			Help: "Captures under embargo whose release day (UTC) is before today on the lookup's clock: due, waiting for the next release pass.",
+		}, func() float64 { return float64(s.ix.Load().overdue(s.now())) })
+		if err := opt.Registerer.Register(due); err != nil {
+			return nil, fmt.Errorf("register lookup metrics: %w", err)
+		}
+		if opt.ReleaseMetrics {
+			if err := opt.Registerer.Register(newStateCollector(s)); err != nil {
+				return nil, fmt.Errorf("register release metrics: %w", err)
+			}
+		}
+	}
+	s.ix.Store(&index{})
+	if _, err := s.Refresh(); err != nil {
+		return nil, err
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Refresh opens the public index again when its manifest has changed since the last time
+// (a release commit, a rebuild), and reads state.json again when it has changed; it reports
+// whether the index changed. Opening reads only the manifest and the new segments' tables;
+// the old index keeps answering until the new one is open, and is replaced in one step. A
+// pass never waits for the lookup, nor the lookup for a pass: segments are immutable files.
+func (s *Server) Refresh() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now, err := look(s.fsys)
+	if err != nil {
+		return false, err
+	}
+	cur := s.ix.Load()
+	if cur.loaded && now.equal(s.seen) {
+		return false, nil
+	}
+	next := *cur
+	if !cur.loaded || !bytes.Equal(now.state, s.seen.state) {
+		ps, err := public.ReadStatus(s.fsys)
+		if err != nil {
+			s.metrics.reloads.WithLabelValues("error").Inc()
+			return false, err
+		}
+		next.state, next.generation = ps, ps.Generation
+	}
+	if cur.loaded && bytes.Equal(now.manifest, s.seen.manifest) {
+		s.ix.Store(&next)
+		s.seen = now
+		return false, nil
+	}
+	start := time.Now()
+	set, err := pubindex.Open(s.fsys, cur.set)
+	if err != nil {
+		s.metrics.reloads.WithLabelValues("error").Inc()
+		return false, err
+	}
+	ix := next.withSet(set)
+	ix.loadedIn = time.Since(start)
+	s.ix.Store(ix)
+	s.seen = now
+	s.metrics.loaded(ix)
+	s.log.Info("public index opened", "generation", set.Manifest.Generation, "segments", set.Segments(), "bytes", set.Bytes(),
+		"released", ix.released, "embargoed", ix.embargoed, "malformed_lines", ix.badLines, "took", ix.loadedIn.Round(time.Microsecond))
+	return true, nil
+}
+
+// Watch checks state.json and the index manifest every Options.Refresh and reloads what
+// changed, until ctx ends.
+func (s *Server) Watch(ctx context.Context) {
+	t := time.NewTicker(s.opt.Refresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.Refresh(); err != nil {
+				s.log.Warn("public index not reloaded; still serving the previous one", "err", err)
+			}
+		}
+	}
+}
+
+// rootFS is the public directory opened as an os.Root on first use, so that it may appear
+// after the service starts and no name inside it can lead outside it.
+type rootFS struct {
+	dir  string
+	mu   sync.Mutex
+	root *os.Root
+}
+
+// Open opens name inside the public directory.
+func (r *rootFS) Open(name string) (fs.File, error) {
+	r.mu.Lock()
+	if r.root == nil {
+		root, err := os.OpenRoot(r.dir)
+		if err != nil {
+			r.mu.Unlock()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+			}
+			return nil, fmt.Errorf("open public directory: %w", err)
+		}
+		r.root = root
+	}
+	root := r.root
+	r.mu.Unlock()
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	return root.Open(name)
+}

@@ -1,0 +1,156 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/objectstore"
+	"github.com/archivectl/archivectl/objectstore/publish"
+)
+
+// FS is the view as the lookup service reads it: the view directory, and each
+// shards/NODE/NAME (or tombstones/NODE/NAME) of a node's generation read from the store.
+func (m *Mirror) FS() fs.FS { return viewFS{m: m, dir: os.DirFS(m.dir)} }
+
+type viewFS struct {
+	m   *Mirror
+	dir fs.FS
+}
+
+// Open opens name in the view.
+func (v viewFS) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	parts := strings.Split(name, "/")
+	if len(parts) != 3 || parts[0] != layout.ShardsDir && parts[0] != layout.TombstonesDir {
+		return v.dir.Open(name)
+	}
+	cur, ok := v.m.view.Load(parts[1])
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	f, ok := cur.(*publish.Manifest).File(parts[0] + "/" + parts[2])
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return &remoteFile{s: v.m.s, object: publish.NodePrefix(parts[1]) + f.Object, base: parts[2], size: f.Size}, nil
+}
+
+// Windows of a remote file's ranged reads: a read at a new offset asks for minWindow bytes (or
+// what it needs); each read that goes on where the last ended asks for twice the last, up to
+// maxWindow. A record of n bytes costs about log2(n/minWindow) requests and at most n extra.
+const (
+	minWindow = 64 << 10
+	maxWindow = 8 << 20
+	getLimit  = 2 * time.Minute // one ranged GET, body included
+)
+
+// remoteFile is one object of the store opened for random access.
+type remoteFile struct {
+	s      objectstore.Store
+	object string
+	base   string
+	size   int64
+
+	mu     sync.Mutex
+	body   io.ReadCloser // the open ranged GET, or nil
+	cancel context.CancelFunc
+	pos    int64 // where body is
+	end    int64 // where body's range ends
+	window int64 // the last window asked
+	off    int64 // Read's offset
+}
+
+// ReadAt reads len(p) bytes at off through ranged GETs.
+func (f *remoteFile) ReadAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for n < len(p) {
+		if off >= f.size {
+			return n, io.EOF
+		}
+		if f.body == nil || f.pos != off || f.pos >= f.end {
+			if err := f.open(off, int64(len(p)-n)); err != nil {
+				return n, err
+			}
+		}
+		want := min(int64(len(p)-n), f.end-f.pos)
+		k, err := io.ReadFull(f.body, p[n:n+int(want)])
+		n += k
+		off += int64(k)
+		f.pos += int64(k)
+		if err != nil {
+			f.closeBody()
+			return n, fmt.Errorf("%s: read %s at %d: %w", f.s, f.object, off, err)
+		}
+	}
+	return n, nil
+}
+
+// open starts a ranged GET at off for at least need bytes.
+func (f *remoteFile) open(off, need int64) error {
+	sequential := f.body != nil && f.pos == off
+	f.closeBody()
+	if sequential {
+		f.window = min(2*f.window, maxWindow)
+	} else {
+		f.window = minWindow
+	}
+	end := min(off+max(f.window, need), f.size)
+	ctx, cancel := context.WithTimeout(context.Background(), getLimit)
+	body, err := f.s.Read(ctx, f.object, off, end-off)
+	if err != nil {
+		cancel()
+		return err
+	}
+	f.body, f.cancel, f.pos, f.end = body, cancel, off, end
+	return nil
+}
+
+func (f *remoteFile) closeBody() {
+	if f.body != nil {
+		f.body.Close()
+		f.cancel()
+		f.body, f.cancel = nil, nil
+	}
+}
+
+// Read reads from the file's own offset.
+func (f *remoteFile) Read(p []byte) (int, error) {
+	n, err := f.ReadAt(p, f.off)
+	f.off += int64(n)
+	return n, err
+}
+
+// Stat describes the object as a read-only file.
+func (f *remoteFile) Stat() (fs.FileInfo, error) { return remoteInfo{f.base, f.size}, nil }
+
+// Close ends any open GET.
+func (f *remoteFile) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closeBody()
+	return nil
+}
+
+type remoteInfo struct {
+	name string
+	size int64
+}
+
+func (i remoteInfo) Name() string       { return path.Base(i.name) }
+func (i remoteInfo) Size() int64        { return i.size }
+func (i remoteInfo) Mode() fs.FileMode  { return 0o444 }
+func (i remoteInfo) ModTime() time.Time { return time.Time{} }
+func (i remoteInfo) IsDir() bool        { return false }
+func (i remoteInfo) Sys() any           { return nil }

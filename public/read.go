@@ -1,0 +1,49 @@
+package public
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+
+	"github.com/archivectl/archivectl/internal/layout"
+)
+
+// CDXJFiles lists the CDXJ indexes of the public directory fsys, relative to it: those under
+// shards/, then those under tombstones/, each in name order. Files still being written (.tmp,
+// .open) are never listed.
+func CDXJFiles(fsys fs.FS) ([]string, error) {
+	var names []string
+	for _, dir := range []string{layout.ShardsDir, layout.TombstonesDir} {
+		m, err := fs.Glob(fsys, dir+"/*"+CDXJExt)
+		if err != nil {
+			return nil, fmt.Errorf("list public/%s: %w", dir, err)
+		}
+		names = append(names, m...)
+	}
+	return names, nil
+}
+
+// ReadCDXJ calls fn for every line of the CDXJ file name in the public directory fsys, in order;
+// a line that does not parse ends the read with an error naming the file and line.
+func ReadCDXJ(fsys fs.FS, name string, fn func(Line) error) error {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return fmt.Errorf("read public/%s: %w", name, err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for n := 1; sc.Scan(); n++ {
+		l, err := ParseLine(sc.Bytes())
+		if err != nil {
+			return fmt.Errorf("public/%s:%d: %w", name, n, err)
+		}
+		if err := fn(l); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read public/%s: %w", name, err)
+	}
+	return nil
+}
