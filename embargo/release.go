@@ -12,5 +12,7 @@ func ReleaseAt(lastModified, firstSeen time.Time, p Period) time.Time {
 	return start.Add(p.Duration()).UTC()
 }
 
-// releasable reports whether content with this release time may be public at now (releaseAt ≤ now, docs/rules.md#d14).
-func releasable(releaseAt, now time.Time) bool { return !releaseAt.After(now) }
+// Releasable reports whether content with this release time may be public at now: releaseAt ≤ now
+// (docs/rules.md#d14). It is the one release boundary: the store's due scan (as a key range), the
+// release pass and its verify, and the lookup all decide by it.
+func Releasable(releaseAt, now time.Time) bool { return !releaseAt.After(now) }

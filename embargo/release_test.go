@@ -54,11 +54,11 @@ func TestReleaseAt(t *testing.T) {
 			if !got.Equal(tc.want) || got.Location() != time.UTC {
 				t.Fatalf("ReleaseAt(%v, %v, %v) = %v, want %v (UTC)", lm, tc.firstSeen, tc.period, got, tc.want)
 			}
-			if !releasable(got, tc.dueAt) {
-				t.Errorf("releasable(%v, %v) = false, want true", got, tc.dueAt)
+			if !Releasable(got, tc.dueAt) {
+				t.Errorf("Releasable(%v, %v) = false, want true", got, tc.dueAt)
 			}
-			if before := got.Add(-time.Nanosecond); releasable(got, before) {
-				t.Errorf("releasable(%v, %v) = true one instant before release", got, before)
+			if before := got.Add(-time.Nanosecond); Releasable(got, before) {
+				t.Errorf("Releasable(%v, %v) = true one instant before release", got, before)
 			}
 		})
 	}
@@ -82,8 +82,8 @@ func TestReleasable(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := releasable(at, tc.now); got != tc.want {
-				t.Errorf("releasable(%v, %v) = %v, want %v", at, tc.now, got, tc.want)
+			if got := Releasable(at, tc.now); got != tc.want {
+				t.Errorf("Releasable(%v, %v) = %v, want %v", at, tc.now, got, tc.want)
 			}
 		})
 	}

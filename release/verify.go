@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/archivectl/archivectl/embargo"
 	"os"
 	"path/filepath"
 	"sort"
@@ -145,7 +146,7 @@ func (v *verifier) readLog() error {
 		default:
 			v.problem("audit log: capture %s has unknown event %q", e.ID, e.Event)
 		}
-		if e.Event == public.EventReleased && e.ReleaseAt.After(e.Pass) {
+		if e.Event == public.EventReleased && !embargo.Releasable(e.ReleaseAt, e.Pass) {
 			v.problem("%s: capture %s was released by the pass at %s before its release time %s", e.File, e.ID, e.Pass.Format(time.RFC3339), e.ReleaseAt.Format(time.RFC3339))
 		}
 		return nil

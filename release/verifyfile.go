@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/archivectl/archivectl/embargo"
 	"io"
 	"os"
 	"path/filepath"
@@ -81,7 +82,7 @@ func (v *verifier) checkMember(f *os.File, rec gowarc.WarcRecord, rel string, of
 	if err := sameBytes(f, off, length, layout.Sealed(v.dir), src); err != nil {
 		v.problem("%s offset %d: the %s of %s differs from its sealed source: %v", rel, off, ref.kind, e.ID, err)
 	}
-	if e.ReleaseAt.After(ref.e.Pass) {
+	if !embargo.Releasable(e.ReleaseAt, ref.e.Pass) {
 		v.problem("%s offset %d: capture %s (release time %s) was published by the pass at %s", rel, off, e.ID, e.ReleaseAt.Format(time.RFC3339), ref.e.Pass.Format(time.RFC3339))
 	}
 }

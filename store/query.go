@@ -100,8 +100,9 @@ func stateRead(states []CaptureState, keep func(k []byte) bool) readFunc {
 // pending are the states of captures not yet released.
 var pending = []CaptureState{Sealed, Tombstoned}
 
-// Due calls fn, in release order, for every unreleased capture with ReleaseAt ≤ now. It reads
-// only the entries it yields, in key order; fn runs with the index closed and may call Mark.
+// Due calls fn, in release order, for every unreleased capture with ReleaseAt ≤ now
+// (embargo.Releasable, as a range of keys: a key holds the release time). It reads only the
+// entries it yields, in key order; fn runs with the index closed and may call Mark.
 func (ix *Index) Due(now time.Time, fn func(Entry) error) error {
 	hi := timeKey(now)
 	return ix.scan(stateRead(pending, func(k []byte) bool { return bytes.Compare(k[:12], hi) <= 0 }), fn)
