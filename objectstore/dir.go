@@ -64,7 +64,7 @@ func (d *Dir) Put(ctx context.Context, name string, body io.ReadSeeker, size int
 	if err := os.MkdirAll(filepath.Join(d.root, tmpDir), 0o755); err != nil {
 		return fmt.Errorf("%s: %w", d, err)
 	}
-	f, err := os.CreateTemp(filepath.Join(d.root, tmpDir), "put-*")
+	f, err := durable.CreateTemp(filepath.Join(d.root, tmpDir), "put-*", 0o644)
 	if err != nil {
 		return fmt.Errorf("%s: %w", d, err)
 	}
@@ -81,9 +81,6 @@ func (d *Dir) Put(ctx context.Context, name string, body io.ReadSeeker, size int
 	}
 	if err == nil && hex.EncodeToString(h.Sum(nil)) != sum {
 		err = fmt.Errorf("the body's SHA-256 is not %s", sum)
-	}
-	if err == nil {
-		err = f.Chmod(0o644)
 	}
 	if err == nil {
 		err = durable.SyncClose(f)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/export"
+	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/internal/layout"
 )
 
@@ -131,7 +132,7 @@ func (a *exportArgs) run(ctx context.Context, public iofs.FS, stdout, report io.
 	}
 	if a.wacz != "" {
 		var s export.WACZSummary
-		err := writeAtomically(a.wacz, func(w io.Writer) error {
+		err := durable.WriteAtomically(a.wacz, 0o644, func(w io.Writer) error {
 			var err error
 			s, err = export.WriteWACZ(ctx, w, public, sel, export.WACZOptions{Created: time.Now().UTC().Truncate(time.Second), Software: softwareName()})
 			return err
@@ -151,7 +152,7 @@ func (a *exportArgs) run(ctx context.Context, public iofs.FS, stdout, report io.
 		if a.cdx == "-" {
 			err = write(stdout)
 		} else {
-			err = writeAtomically(a.cdx, write)
+			err = durable.WriteAtomically(a.cdx, 0o644, write)
 		}
 		if err != nil {
 			return fmt.Errorf("--cdx %s: %w", a.cdx, err)
@@ -159,34 +160,6 @@ func (a *exportArgs) run(ctx context.Context, public iofs.FS, stdout, report io.
 		fmt.Fprintf(report, "wrote %s: %d index lines\n", a.cdx, n)
 	}
 	return nil
-}
-
-// writeAtomically writes a file through write into a temporary file beside it, then renames it
-// into place: an export that fails leaves no partial file behind.
-func writeAtomically(name string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
 }
 
 // softwareName names this build for the package's metadata, e.g. "archivectl v1.2.0".

@@ -357,6 +357,13 @@ func testExportBadUsage(t *testing.T, exe, data string) {
 			t.Errorf("export %q: exit %d, stdout %q, stderr %q; want exit 2 and one line saying %q", tc.args, code, stdout, stderr, tc.want)
 		}
 	}
+	missing := filepath.Join(t.TempDir(), "nosuchdir")
+	for _, flag := range []string{"--cdx", "--wacz"} {
+		_, stderr, code := runBinary(t, exe, "export", "--data", data, flag, filepath.Join(missing, "x"))
+		if code != 1 || !strings.Contains(stderr, "directory "+missing) || strings.Contains(stderr, ".tmp") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("export %s into a missing directory: exit %d, %q; want exit 1 and one line naming the directory", flag, code, stderr)
+		}
+	}
 	_, stderr, code := runBinary(t, exe, "export", "--data", t.TempDir(), "--cdx", "-")
 	if code != 1 || !strings.Contains(stderr, "run archivectl release first") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("export of a data directory without public/: exit %d, %q", code, stderr)

@@ -3,6 +3,7 @@ package durable
 import (
 	"errors"
 	"go/build"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -115,4 +116,53 @@ func TestStandardLibraryOnly(t *testing.T) {
 			t.Errorf("durable imports %s; it may use the standard library only", imp)
 		}
 	}
+}
+
+func TestWriteAtomically(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.cdxj")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	failure := errors.New("the writer failed")
+	if err := WriteAtomically(path, 0o644, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return failure
+	}); !errors.Is(err, failure) {
+		t.Fatalf("WriteAtomically = %v, want the writer's error", err)
+	}
+	checkFile(t, path, "old", 0o600)
+	if err := WriteAtomically(path, 0o644, func(w io.Writer) error {
+		_, err := io.WriteString(w, "new")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checkFile(t, path, "new", 0o644)
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in the directory, want the file alone", len(entries))
+	}
+	missing := filepath.Join(dir, "nosuchdir", "x.cdxj")
+	err := WriteAtomically(missing, 0o644, func(io.Writer) error { return nil })
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), filepath.Join(dir, "nosuchdir")) || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("WriteAtomically into a missing directory = %v, want it named, no temporary file", err)
+	}
+}
+
+func TestCreateModes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "a"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	checkFile(t, filepath.Join(dir, "a"), "", 0o644)
+	tmp, err := CreateTemp(dir, "t-*", 0o640)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp.Close()
+	checkFile(t, tmp.Name(), "", 0o640)
 }

@@ -7,10 +7,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/archivectl/archivectl/public"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/archivectl/archivectl/public"
 
 	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/objectstore/publish"
@@ -29,7 +30,7 @@ func (m *Mirror) fetchCDXJ(ctx context.Context, node string, f publish.File, vp 
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".fetch-*")
+	tmp, err := durable.CreateTemp(filepath.Dir(dst), ".fetch-*", 0o644)
 	if err != nil {
 		return err
 	}
@@ -47,10 +48,6 @@ func (m *Mirror) fetchCDXJ(ctx context.Context, node string, f publish.File, vp 
 	if sum := hex.EncodeToString(h.Sum(nil)); n != f.Size || sum != f.SHA256 {
 		tmp.Close()
 		return fmt.Errorf("%s: %s is %d bytes with SHA-256 %s, its manifest says %d and %s", m.s, name, n, sum, f.Size, f.SHA256)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
 	}
 	if err := durable.SyncClose(tmp); err != nil {
 		return err

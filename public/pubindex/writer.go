@@ -38,12 +38,8 @@ type segWriter struct {
 // createSegment starts a segment file at path (mode 0644, whatever the umask), fsynced when
 // finished if sync.
 func createSegment(path string, sync bool) (*segWriter, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := durable.Create(path, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("public index: %w", err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
 		os.Remove(path)
 		return nil, fmt.Errorf("public index: %w", err)
 	}
