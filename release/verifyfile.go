@@ -31,8 +31,12 @@ func (v *verifier) checkFile(rel string, shard bool) error {
 		v.problem("%s: not world-readable (mode %v)", rel, st.Mode().Perm())
 	}
 	first := true
-	err = store.ScanFile(path, func(loc store.Location, rec gowarc.WarcRecord) error {
+	err = store.ScanFileResync(path, func(loc store.Location, rec gowarc.WarcRecord) error {
 		v.checkMember(f, rec, rel, loc.Offset, loc.Length, first, shard)
+		first = false
+		return nil
+	}, func(d store.Damage) error {
+		v.damaged(rel, d)
 		first = false
 		return nil
 	})
@@ -41,6 +45,21 @@ func (v *verifier) checkFile(rel string, shard bool) error {
 	}
 	v.checkCDXJ(rel, shard)
 	return nil
+}
+
+// damaged reports a stretch of a public file that holds no readable record, naming the capture
+// whose record the audit log puts where it starts; the scan goes on after it, so that record
+// counts as seen and every intact record after it is still checked.
+func (v *verifier) damaged(rel string, d store.Damage) {
+	k := memberKey{rel, d.Offset}
+	what := fmt.Sprintf("damaged data (%s; %d bytes unreadable, up to offset %d)", d.Reason(), d.End-d.Offset, d.End)
+	if ref, ok := v.logged[k]; ok {
+		ref.seen = true
+		v.logged[k] = ref
+		what = fmt.Sprintf("the %s record of capture %s is damaged (%s; %d bytes unreadable, up to offset %d)",
+			ref.kind, ref.e.ID, d.Reason(), d.End-d.Offset, d.End)
+	}
+	v.problem("%s offset %d: %s", rel, d.Offset, what)
 }
 
 // checkMember checks one record of a public file.

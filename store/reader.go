@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -159,22 +160,78 @@ func ReadAt(sealedDir string, loc Location) (gowarc.WarcRecord, error) {
 // final name, without .open). Reading is strict; the first bad record stops the scan with an
 // error that wraps a *ScanError giving the offset where valid data ends.
 func ScanFile(path string, fn func(loc Location, rec gowarc.WarcRecord) error) error {
+	return scanFile(path, fn, nil)
+}
+
+// Damage is a stretch of a WARC file that holds no readable record: a record that fails strict
+// reading, up to the next gzip member that reads.
+type Damage struct {
+	File   string // the final name, without .open
+	Offset int64  // where the damaged record starts: the end of the last readable record before it
+	End    int64  // where the next readable record starts, or the file's size
+	Err    error  // why the record at Offset does not read
+}
+
+// Reason is Err's message on one line.
+func (d Damage) Reason() string { return oneLine(d.Err) }
+
+// ScanFileResync is ScanFile that goes on past a bad record: it calls damaged with the stretch that
+// holds no readable record and resynchronises at the next gzip member header (1f 8b 08; every
+// record is one gzip member, docs/formats.md) that starts a strictly readable record, so one bad
+// byte costs the one record that holds it. An error from fn or damaged stops the scan.
+func ScanFileResync(path string, fn func(loc Location, rec gowarc.WarcRecord) error, damaged func(Damage) error) error {
+	return scanFile(path, fn, damaged)
+}
+
+// scanFile is ScanFile, resynchronising after a bad record when damaged is not nil.
+func scanFile(path string, fn func(loc Location, rec gowarc.WarcRecord) error, damaged func(Damage) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	name := strings.TrimSuffix(filepath.Base(path), openSuffix)
-	rd, err := newStrictReader(f, 0)
+	st, err := f.Stat()
 	if err != nil {
 		return err
 	}
+	name := strings.TrimSuffix(filepath.Base(path), openSuffix)
+	src := io.NewSectionReader(f, 0, st.Size()) // no Close: each reader below would close f
+	for pos := int64(0); ; {
+		end, bad, err := scanFrom(src, pos, name, fn)
+		if err != nil || bad == nil {
+			return err
+		}
+		if damaged == nil {
+			return &ScanError{File: name, ValidEnd: end, Err: bad}
+		}
+		next, err := resync(src, end+1)
+		if err != nil {
+			return err
+		}
+		if next < 0 {
+			return damaged(Damage{File: name, Offset: end, End: st.Size(), Err: bad})
+		}
+		if err := damaged(Damage{File: name, Offset: end, End: next, Err: bad}); err != nil {
+			return err
+		}
+		pos = next
+	}
+}
+
+// scanFrom calls fn for each record of src from the record at pos on, until the end of src
+// (bad == nil) or a bad record, whose error is bad; end is where the last good record ends.
+// err is fn's error, or failing to read at all.
+func scanFrom(src io.ReadSeeker, pos int64, name string, fn func(loc Location, rec gowarc.WarcRecord) error) (end int64, bad, err error) {
+	rd, err := newStrictReader(src, pos)
+	if err != nil {
+		return pos, nil, err
+	}
 	defer rd.Close()
-	var end int64
+	end = pos
 	for {
 		rec, err := rd.Next()
 		if err == io.EOF {
-			return nil
+			return end, nil, nil
 		}
 		if err == nil {
 			err = checkOwnPayloadDigest(rec.WarcRecord)
@@ -184,15 +241,51 @@ func ScanFile(path string, fn func(loc Location, rec gowarc.WarcRecord) error) e
 		}
 		if err != nil {
 			rec.Close()
-			return &ScanError{File: name, ValidEnd: end, Err: err}
+			return end, err, nil
 		}
 		end = rec.Offset + rec.Size
 		err = fn(Location{File: name, Offset: rec.Offset, Length: rec.Size}, rec.WarcRecord)
 		rec.Close()
 		if err != nil {
-			return err
+			return end, nil, err
 		}
 	}
+}
+
+// gzipMember is how every gzip member starts: the magic bytes and the deflate method.
+var gzipMember = []byte{0x1f, 0x8b, 0x08}
+
+// resync is the offset, at or after from, of the first gzip member header that starts a record
+// ReadRecord would accept (whatever its length), or -1 when there is none.
+func resync(src *io.SectionReader, from int64) (int64, error) {
+	size := src.Size()
+	buf := make([]byte, 64<<10)
+	for off := from; off+int64(len(gzipMember)) <= size; {
+		n, err := src.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if err != nil && err != io.EOF {
+			return 0, err
+		}
+		i := bytes.Index(buf[:n], gzipMember)
+		if i < 0 {
+			off += int64(n - len(gzipMember) + 1) // a header may straddle two reads
+			continue
+		}
+		if readable(src, off+int64(i)) {
+			return off + int64(i), nil
+		}
+		off += int64(i) + 1
+	}
+	return -1, nil
+}
+
+// readable reports whether a strictly valid record starts at off.
+func readable(src io.ReadSeeker, off int64) bool {
+	ok := false
+	_, bad, err := scanFrom(src, off, "", func(loc Location, _ gowarc.WarcRecord) error {
+		ok = loc.Offset == off
+		return errStop // one record is enough
+	})
+	return ok && bad == nil && errors.Is(err, errStop)
 }
 
 // ScanError is where a file stops holding valid records.

@@ -2,7 +2,9 @@ package store
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/internal/surt"
@@ -19,6 +21,8 @@ type rebuilder struct {
 	reqs     map[string]Location
 	metas    map[string]metaAt
 	problems []Problem
+	damage   []Damage        // the stretches of the files that hold no readable record
+	lost     map[string]bool // capture ids a damage problem names (set by finish)
 }
 
 type metaAt struct {
@@ -27,8 +31,11 @@ type metaAt struct {
 }
 
 func newRebuilder() *rebuilder {
-	return &rebuilder{entries: map[string]*Entry{}, reqs: map[string]Location{}, metas: map[string]metaAt{}}
+	return &rebuilder{entries: map[string]*Entry{}, reqs: map[string]Location{}, metas: map[string]metaAt{}, lost: map[string]bool{}}
 }
+
+// damaged takes one stretch of a file that holds no readable record.
+func (r *rebuilder) damaged(d Damage) { r.damage = append(r.damage, d) }
 
 // add takes one record found at loc.
 func (r *rebuilder) add(loc Location, rec gowarc.WarcRecord) {
@@ -93,20 +100,29 @@ func (r *rebuilder) add(loc Location, rec gowarc.WarcRecord) {
 }
 
 // finish joins the records into entries (state Sealed), sorted by capture time then location, and
-// lists captures that lack a record.
+// lists captures that lack a record, and each damaged stretch once with the capture that lost a
+// record to it (attribute).
 func (r *rebuilder) finish() ([]Entry, []Problem) {
 	var out []Entry
+	var partial []partialCapture
 	for _, id := range r.order {
 		e := r.entries[id]
 		m, okm := r.metas[id]
 		q, okq := r.reqs[id]
-		if !okm || !okq {
-			r.problems = append(r.problems, Problem{File: e.Response.File, Offset: e.Response.Offset, ID: id,
-				What: "capture is incomplete (its request or metadata record is missing); not indexed"})
-			continue
-		}
 		delete(r.metas, id)
 		delete(r.reqs, id)
+		if !okm || !okq {
+			pc := partialCapture{id: id, locs: []Location{e.Response}, problem: Problem{File: e.Response.File, Offset: e.Response.Offset, ID: id,
+				What: "capture is incomplete (its request or metadata record is missing); not indexed"}}
+			if okm {
+				pc.locs = append(pc.locs, m.loc)
+			}
+			if okq {
+				pc.locs = append(pc.locs, q)
+			}
+			partial = append(partial, pc)
+			continue
+		}
 		f := m.f
 		e.Request, e.Metadata = q, m.loc
 		e.Period, e.LastModified, e.FirstSeen, e.ReleaseAt, e.Robots = f.Period, f.LastModified, f.FirstSeen, f.ReleaseAt, f.Robots
@@ -114,11 +130,14 @@ func (r *rebuilder) finish() ([]Entry, []Problem) {
 		out = append(out, *e)
 	}
 	for id, m := range r.metas {
-		r.problems = append(r.problems, Problem{File: m.loc.File, Offset: m.loc.Offset, ID: id, What: "metadata record without its response"})
+		partial = append(partial, partialCapture{id: id, locs: []Location{m.loc},
+			problem: Problem{File: m.loc.File, Offset: m.loc.Offset, ID: id, What: "metadata record without its response"}})
 	}
 	for id, l := range r.reqs {
-		r.problems = append(r.problems, Problem{File: l.File, Offset: l.Offset, ID: id, What: "request record without its response"})
+		partial = append(partial, partialCapture{id: id, locs: []Location{l},
+			problem: Problem{File: l.File, Offset: l.Offset, ID: id, What: "request record without its response"}})
 	}
+	r.problems = append(r.problems, r.attribute(partial)...)
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if !a.Time.Equal(b.Time) {
@@ -137,4 +156,71 @@ func (r *rebuilder) finish() ([]Entry, []Problem) {
 		return a.Offset < b.Offset
 	})
 	return out, r.problems
+}
+
+// partialCapture is a capture short of a record: the records found of it and the problem that says so.
+type partialCapture struct {
+	id      string
+	locs    []Location
+	problem Problem
+}
+
+// attribute reports each damaged stretch once, with the capture that lost a record to it: the
+// partial capture with a record that ends where the stretch starts or starts where it ends (Seal
+// writes a capture's request, response and metadata records one after the other). That capture's
+// own problem is folded into the stretch's, and its id goes into r.lost; the problems of the other
+// partial captures are returned as they are.
+func (r *rebuilder) attribute(partial []partialCapture) []Problem {
+	folded := make([]bool, len(partial))
+	var ps []Problem
+	for _, d := range r.damage {
+		var ids []string
+		for i, pc := range partial {
+			for _, l := range pc.locs {
+				if l.File == d.File && (l.Offset+l.Length == d.Offset || l.Offset == d.End) {
+					if !slices.Contains(ids, pc.id) {
+						ids = append(ids, pc.id)
+					}
+					folded[i] = true
+				}
+			}
+		}
+		slices.Sort(ids)
+		p := Problem{File: d.File, Offset: d.Offset,
+			What: fmt.Sprintf("bad record: %s (%d bytes unreadable, up to offset %d)", d.Reason(), d.End-d.Offset, d.End)}
+		switch len(ids) {
+		case 0:
+		case 1:
+			p.ID = ids[0]
+			p.What += "; the capture cannot be indexed or released, its other records are intact"
+		default:
+			p.What += "; captures " + strings.Join(ids, ", ") + " each lose a record and cannot be indexed or released"
+		}
+		for _, id := range ids {
+			r.lost[id] = true
+		}
+		ps = append(ps, p)
+	}
+	for i, pc := range partial {
+		if !folded[i] {
+			ps = append(ps, pc.problem)
+		}
+	}
+	return ps
+}
+
+// oneLine is err's message on one line: the distinct messages of joined errors (gowarc joins a
+// read error with the same error again on close) separated by "; ".
+func oneLine(err error) string {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return strings.ReplaceAll(err.Error(), "\n", " ")
+	}
+	var msgs []string
+	for _, e := range j.Unwrap() {
+		if m := oneLine(e); !slices.Contains(msgs, m) {
+			msgs = append(msgs, m)
+		}
+	}
+	return strings.Join(msgs, "; ")
 }

@@ -31,12 +31,10 @@ func Reindex(ctx context.Context, dataDir string) ([]Problem, error) {
 	}
 	defer lock.Release()
 	rb := newRebuilder()
-	problems, err := scanSealed(ctx, layout.Sealed(dataDir), nil, rb)
-	if err != nil {
+	if err := scanSealed(ctx, layout.Sealed(dataDir), nil, rb); err != nil {
 		return nil, err
 	}
-	entries, more := rb.finish()
-	problems = append(problems, more...)
+	entries, problems := rb.finish()
 
 	path := layout.Index(dataDir)
 	l := lockfile.InProcessOf(path)

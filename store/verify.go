@@ -96,11 +96,9 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 		return nil, err
 	}
 	rb := newRebuilder()
-	scanProblems, err := scanSealed(ctx, layout.Sealed(dataDir), ends, rb)
-	if err != nil {
+	if err := scanSealed(ctx, layout.Sealed(dataDir), ends, rb); err != nil {
 		return nil, err
 	}
-	problems = append(problems, scanProblems...)
 	rebuilt, rbProblems := rb.finish()
 	problems = append(problems, rbProblems...)
 
@@ -121,6 +119,9 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 					"(sealed by an archivectl before docs/rules.md#d23); release passes hold it back", e.URL, e.State)})
 		}
 		r, ok := found[id]
+		if !ok && rb.lost[id] {
+			continue // listed with the damaged record it lost
+		}
 		if !ok {
 			what := "index entry does not resolve to a complete, valid capture in the sealed files"
 			if f, err := OpenSealed(layout.Sealed(dataDir), e.Response.File); err != nil {
@@ -155,15 +156,15 @@ func Verify(ctx context.Context, dataDir string) ([]Problem, error) {
 	return problems, nil
 }
 
-// scanSealed feeds every record of every sealed WARC file to rb. With ends, in a file still named
-// .open only records within its committed end count (the rest belongs to a batch in flight or a
-// killed writer); without, all its valid records do.
-func scanSealed(ctx context.Context, dir string, ends map[string]int64, rb *rebuilder) ([]Problem, error) {
+// scanSealed feeds every record of every sealed WARC file to rb, and every damaged stretch: the
+// scan goes on at the next readable record, so damage costs only the records it hits. With ends,
+// in a file still named .open only records within its committed end count (the rest belongs to a
+// batch in flight or a killed writer); without, all its valid records do. rb lists the problems.
+func scanSealed(ctx context.Context, dir string, ends map[string]int64, rb *rebuilder) error {
 	names, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("sealed files: %w", err)
+		return fmt.Errorf("sealed files: %w", err)
 	}
-	var problems []Problem
 	for _, d := range names {
 		n := d.Name()
 		open := strings.HasSuffix(n, ".warc.gz"+openSuffix)
@@ -171,7 +172,7 @@ func scanSealed(ctx context.Context, dir string, ends map[string]int64, rb *rebu
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		end, known := ends[strings.TrimSuffix(n, openSuffix)]
 		if ends == nil {
@@ -179,25 +180,24 @@ func scanSealed(ctx context.Context, dir string, ends map[string]int64, rb *rebu
 		} else if open && !known {
 			continue
 		}
-		err := ScanFile(filepath.Join(dir, n), func(loc Location, rec gowarc.WarcRecord) error {
+		err := ScanFileResync(filepath.Join(dir, n), func(loc Location, rec gowarc.WarcRecord) error {
 			if open && loc.Offset+loc.Length > end {
 				return errStop
 			}
 			rb.add(loc, rec)
 			return nil
+		}, func(d Damage) error {
+			if open && d.Offset >= end {
+				return errStop // a torn tail past the committed end: Open will cut it
+			}
+			rb.damaged(d)
+			return nil
 		})
-		var se *ScanError
-		switch {
-		case err == nil || errors.Is(err, errStop):
-		case errors.As(err, &se) && open && se.ValidEnd >= end:
-			// a torn tail past the committed end: Open will cut it
-		case errors.As(err, &se):
-			problems = append(problems, Problem{File: se.File, Offset: se.ValidEnd, What: "bad record: " + se.Err.Error()})
-		default:
-			return nil, err
+		if err != nil && !errors.Is(err, errStop) {
+			return err
 		}
 	}
-	return problems, nil
+	return nil
 }
 
 // entryDiff names the JSON fields in which an index entry and the entry rebuilt from its records differ

@@ -87,7 +87,7 @@ func TestVerify(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			b[es[1].Response.Offset+es[1].Response.Length/2] ^= 0xff
 			os.WriteFile(p, b, 0o600)
-		}, []string{"bad record", "does not resolve"}},
+		}, []string{"bad record", "capture cannot be indexed or released"}},
 		{"release time changed in the index", func(t *testing.T, dir string, es []Entry) {
 			editEntry(t, dir, es[0].ID, func(tx *bolt.Tx, e *Entry) error {
 				e.ReleaseAt = e.ReleaseAt.Add(time.Hour)

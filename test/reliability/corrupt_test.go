@@ -262,3 +262,180 @@ func TestCorruptPublicShard(t *testing.T) {
 		})
 	}
 }
+
+// flipSpots are where one flipped byte lands in a gzip member (one record): its gzip header
+// (magic, method, flags), its deflate stream near the start (the WARC header), in the middle
+// (the block) and near the end, and its trailer (CRC-32, size). The header's MTIME, XFL and OS
+// bytes are left out: no checksum covers them, so a flip there changes no record.
+var flipSpots = []struct {
+	name string
+	at   func(m store.Location) int64
+}{
+	{"gzip magic", func(m store.Location) int64 { return m.Offset }},
+	{"gzip method", func(m store.Location) int64 { return m.Offset + 2 }},
+	{"gzip flags", func(m store.Location) int64 { return m.Offset + 3 }},
+	{"deflate start", func(m store.Location) int64 { return m.Offset + 12 }},
+	{"deflate middle", func(m store.Location) int64 { return m.Offset + m.Length/2 }},
+	{"deflate end", func(m store.Location) int64 { return m.Offset + m.Length - 10 }},
+	{"crc32", func(m store.Location) int64 { return m.Offset + m.Length - 7 }},
+	{"isize", func(m store.Location) int64 { return m.Offset + m.Length - 2 }},
+}
+
+// captureOf is the id of the capture with a record at loc, or "" (a warcinfo record).
+func captureOf(entries map[string]store.Entry, loc store.Location) string {
+	for id, e := range entries {
+		if e.Request == loc || e.Response == loc || e.Metadata == loc {
+			return id
+		}
+	}
+	return ""
+}
+
+// problemLines are the lines of archivectl verify's stdout that list a problem.
+func problemLines(stdout string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if l != "" && !strings.HasPrefix(l, "reindexed ") && !strings.HasPrefix(l, "sealed repository ok") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// TestSealedByteFlip flips one byte of one record of a sealed WARC file in the middle of the
+// archive (its warcinfo, a request, a response, a metadata record; in each spot of flipSpots)
+// and checks through the binary that archivectl verify lists exactly one problem, naming the
+// file, the record's offset and its capture; that verify --reindex skips exactly that record and
+// keeps every other capture; and that a release pass then releases every other capture.
+func TestSealedByteFlip(t *testing.T) {
+	t.Parallel()
+	seed := seedFor(t)
+	base := memDir(t)
+	data := filepath.Join(base, "data")
+	smallArchive(t, data, seed)
+	names, _ := filepath.Glob(filepath.Join(data, layout.SealedDir, "*.warc.gz"))
+	sort.Strings(names)
+	if len(names) < 3 {
+		t.Fatalf("want several sealed files, have %d", len(names))
+	}
+	entries := indexEntries(t, data)
+	file := filepath.Base(names[len(names)/2])
+	ms := members(t, filepath.Join(data, layout.SealedDir, file))
+	if len(ms) < 8 {
+		t.Fatalf("%s holds %d records, want a few captures", file, len(ms))
+	}
+	victims := map[gowarc.RecordType]store.Location{gowarc.Warcinfo: ms[0].loc}
+	for _, m := range ms[4:] { // past the first capture
+		if _, ok := victims[m.typ]; !ok {
+			victims[m.typ] = m.loc
+		}
+	}
+	now := t0.Add(400 * 24 * time.Hour).Format(time.RFC3339) // everything due
+	n := 0
+	for typ, m := range victims {
+		for _, spot := range flipSpots {
+			n++
+			dir := filepath.Join(base, fmt.Sprintf("case-%d", n))
+			t.Run(typ.String()+"/"+spot.name, func(t *testing.T) {
+				t.Parallel()
+				copyTree(t, data, dir)
+				path := filepath.Join(dir, layout.SealedDir, file)
+				b, _ := os.ReadFile(path)
+				b[spot.at(m)] ^= 0x20
+				if err := os.WriteFile(path, b, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				id := captureOf(entries, m)
+				where := fmt.Sprintf("%s@%d: ", file, m.Offset)
+				if id != "" {
+					where += "capture " + id + ": "
+				}
+				one := func(what string, lines []string) {
+					t.Helper()
+					if len(lines) != 1 || !strings.HasPrefix(lines[0], where) {
+						t.Errorf("%s: want exactly one problem starting %q, have %d:\n%s", what, where, len(lines), strings.Join(lines, "\n"))
+					}
+				}
+				v := run(t, "verify", "--data", dir)
+				if v.code != 1 {
+					t.Errorf("verify: exit %d, want 1:\n%s%s", v.code, v.stdout, v.stderr)
+				}
+				one("verify", problemLines(v.stdout))
+
+				v = run(t, "verify", "--reindex", "--data", dir)
+				var skipped, rest []string
+				for _, l := range problemLines(v.stdout) {
+					if s, ok := strings.CutPrefix(l, "reindex skipped: "); ok {
+						skipped = append(skipped, s)
+					} else {
+						rest = append(rest, l)
+					}
+				}
+				one("verify --reindex: skipped", skipped)
+				one("verify --reindex: then", rest)
+				after := indexEntries(t, dir)
+				for eid := range entries {
+					if _, ok := after[eid]; ok == (eid == id) {
+						t.Errorf("after verify --reindex, capture %s indexed: %v (the damaged one is %q)", eid, ok, id)
+					}
+				}
+
+				if r := run(t, "release", "--data", dir, "--now", now); r.code != 0 {
+					t.Fatalf("release: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+				}
+				for eid, e := range indexEntries(t, dir) {
+					if e.State != store.Released && !e.Robots {
+						t.Errorf("after a release pass, capture %s is %s", eid, e.State)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestPublicShardByteFlip flips one byte of one released record in a public shard, in each spot
+// of flipSpots, and checks that release.Verify lists exactly one problem, naming the shard, the
+// record's offset and its capture.
+func TestPublicShardByteFlip(t *testing.T) {
+	t.Parallel()
+	seed := seedFor(t)
+	base := memDir(t)
+	data := filepath.Join(base, "data")
+	smallArchive(t, data, seed)
+	r := release.New(data, release.Options{ShardSize: 16 << 10, Logger: quietLogger()})
+	if _, err := r.Pass(context.Background(), t0.Add(400*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	shards, _ := filepath.Glob(filepath.Join(data, "public", "shards", "*.warc.gz"))
+	sort.Strings(shards)
+	if len(shards) < 2 {
+		t.Fatalf("want several shards, have %d", len(shards))
+	}
+	file := filepath.Base(shards[0])
+	ms := members(t, shards[0])
+	if len(ms) < 8 {
+		t.Fatalf("%s holds %d records, want a few captures", file, len(ms))
+	}
+	m := ms[len(ms)/2].loc
+	for i, spot := range flipSpots {
+		t.Run(spot.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(base, fmt.Sprintf("case-%d", i))
+			copyTree(t, data, dir)
+			path := filepath.Join(dir, "public", "shards", file)
+			b, _ := os.ReadFile(path)
+			b[spot.at(m)] ^= 0x20
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ps, err := release.Verify(context.Background(), dir)
+			if err != nil {
+				t.Fatalf("release.Verify: %v", err)
+			}
+			where := fmt.Sprintf("shards/%s offset %d: ", file, m.Offset)
+			if len(ps) != 1 || !strings.HasPrefix(ps[0], where) || !strings.Contains(ps[0], "capture ") {
+				t.Errorf("release.Verify: want exactly one problem starting %q and naming its capture, have %d:\n%s", where, len(ps), strings.Join(ps, "\n"))
+			}
+		})
+	}
+}
