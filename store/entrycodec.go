@@ -148,7 +148,7 @@ func keyID(k []byte) (string, error) {
 	case len(k) >= 1 && k[0] == 0:
 		return string(k[1:]), nil
 	}
-	return "", fmt.Errorf("bad id key %x", k)
+	return "", fmt.Errorf("bad id key %x: %w", k, errCorrupt)
 }
 
 // entryKey is timeKey(release) ‖ idKey(id), the key of the state buckets.
@@ -212,7 +212,7 @@ func (c *codec) name(n uint64) (string, error) {
 	}
 	v := c.tx.Bucket(bucketNames).Get(binary.BigEndian.AppendUint64([]byte{numToName}, n))
 	if v == nil {
-		return "", fmt.Errorf("file name number %d is not in the names bucket", n)
+		return "", fmt.Errorf("file name number %d is not in the names bucket: %w", n, errCorrupt)
 	}
 	s := string(v)
 	c.byNum[n], c.byName[s] = s, n

@@ -5,11 +5,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/archivectl/archivectl/internal/lockfile"
@@ -145,35 +148,150 @@ func initBuckets(tx *bolt.Tx) error {
 	return nil
 }
 
-// open opens the bbolt file, mapping a lock timeout to a lockfile.BusyError.
+// ErrIndexDamaged is wrapped by the error of every index operation that finds index.db damaged:
+// not a bbolt file, pages bbolt panics on, or values that do not decode. Only rebuilding it
+// helps (archivectl verify --reindex, which moves the damaged file aside).
+var ErrIndexDamaged = errors.New("index damaged")
+
+// DamagedIndexError is a damaged index.db: which file, what was found, and the remedy.
+type DamagedIndexError struct {
+	Path string
+	Err  error
+}
+
+func (e *DamagedIndexError) Error() string {
+	return fmt.Sprintf("%s is damaged (%s): rebuild it from the sealed WARC files with archivectl verify --reindex, "+
+		"which moves the damaged file aside and restores release states from public/", e.Path, oneLine(e.Err))
+}
+
+func (e *DamagedIndexError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrIndexDamaged) true.
+func (e *DamagedIndexError) Is(target error) bool { return target == ErrIndexDamaged }
+
+// damagedIndex is err as a *DamagedIndexError when it says the index at path is damaged (bbolt
+// refuses the file, or a value does not decode), else err.
+func damagedIndex(path string, err error) error {
+	var de *DamagedIndexError
+	switch {
+	case err == nil || errors.As(err, &de):
+		return err
+	case errors.Is(err, errCorrupt), errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
+		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
+		return &DamagedIndexError{Path: path, Err: err}
+	}
+	return err
+}
+
+// openError is bolt.Open's error for path: a lock timeout as a lockfile.BusyError, a file bbolt
+// refuses (not a bbolt file, too small, bad meta pages: any error that is not the file system's) as
+// a *DamagedIndexError.
+func openError(path string, err error) error {
+	var pe *fs.PathError
+	var errno syscall.Errno
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return lockfile.Busy(path)
+	case errors.As(err, &pe), errors.As(err, &errno):
+		return fmt.Errorf("open index %s: %w", path, err)
+	}
+	return &DamagedIndexError{Path: path, Err: err}
+}
+
+// withBolt opens the bbolt file at path and runs fn on it, then closes it. bbolt panics on
+// pages it finds corrupt, and faults reading past a truncated file: withBolt turns both (with
+// debug.SetPanicOnFault) into a *DamagedIndexError, and closes the file bbolt opened so that its
+// lock is released. A panic in fn becomes the same error; its stack is logged at debug level.
+// When fn returns errKeepOpen, the DB stays open.
+func withBolt(path string, opt bolt.Options, fn func(*bolt.DB) error) (err error) {
+	var file *os.File
+	opt.OpenFile = func(name string, flag int, mode os.FileMode) (*os.File, error) {
+		f, err := os.OpenFile(name, flag, mode)
+		file = f
+		return f, err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Debug("index.db: bbolt panicked", "path", path, "panic", r, "stack", string(debug.Stack()))
+			if file != nil {
+				file.Close() // the DB cannot be closed: a panicked transaction keeps its locks
+			}
+			err = &DamagedIndexError{Path: path, Err: fmt.Errorf("bbolt: %v", r)}
+		}
+	}()
+	db, err := bolt.Open(path, 0o600, &opt)
+	if err != nil {
+		return openError(path, err)
+	}
+	if err := checkMetaPages(file); err != nil {
+		db.Close()
+		return &DamagedIndexError{Path: path, Err: err}
+	}
+	err = fn(db)
+	if errors.Is(err, errKeepOpen) {
+		return err
+	}
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close index: %w", cerr)
+	}
+	return damagedIndex(path, err)
+}
+
+// open opens the bbolt file for a caller that keeps it open (PrepareMark), mapping a lock timeout to
+// a lockfile.BusyError and a refused file to a *DamagedIndexError.
 func (ix *Index) open(readOnly bool) (*bolt.DB, error) {
 	db, err := bolt.Open(ix.path, 0o600, &bolt.Options{Timeout: ix.timeout, ReadOnly: readOnly, NoSync: ix.noSync, NoGrowSync: ix.noSync})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, lockfile.Busy(ix.path)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", ix.path, err)
+		return nil, openError(ix.path, err)
 	}
 	return db, nil
 }
 
-// update runs fn in one read-write transaction of a freshly opened index.
-func (ix *Index) update(fn func(*bolt.Tx) error) error {
+// checkMetaPages checks both meta pages of the bbolt file f (bbolt's format version 2: a 16-byte
+// page header, then magic, version, page size, …, and an FNV-64a checksum of the 56 bytes before
+// it, in the machine's byte order as bbolt writes them). bbolt reads a file with one bad meta page from the other one, silently: the index is then
+// back at the commit before the last, and a release pass would publish again what it had already
+// published. That is damage as much as a page bbolt panics on.
+func checkMetaPages(f *os.File) error {
+	pageSize := int64(0)
+	for i := range int64(2) {
+		var b [16 + 64]byte
+		if _, err := f.ReadAt(b[:], i*pageSize); err != nil {
+			return fmt.Errorf("meta page %d: %w", i, err)
+		}
+		m := b[16:]
+		h := fnv.New64a()
+		h.Write(m[:56])
+		if binary.NativeEndian.Uint32(m) != 0xED0CDAED || binary.NativeEndian.Uint32(m[4:]) != 2 || binary.NativeEndian.Uint64(m[56:]) != h.Sum64() {
+			return fmt.Errorf("meta page %d is invalid (bbolt would silently fall back to the other, older one)", i)
+		}
+		pageSize = int64(binary.NativeEndian.Uint32(m[8:]))
+	}
+	return nil
+}
+
+// errKeepOpen, returned by withBolt's fn, leaves the DB open for the caller, who closes it.
+var errKeepOpen = errors.New("keep the index open")
+
+// run runs fn in one transaction of a freshly opened index, read-write unless readOnly.
+func (ix *Index) run(readOnly bool, fn func(*bolt.Tx) error) error {
 	l := lockfile.InProcessOf(ix.path)
 	if err := l.Acquire(ix.timeout); err != nil {
 		return err
 	}
 	defer l.Release()
-	db, err := ix.open(false)
-	if err != nil {
-		return err
-	}
-	err = db.Update(fn)
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("close index: %w", cerr)
-	}
-	return err
+	opt := bolt.Options{Timeout: ix.timeout, ReadOnly: readOnly, NoSync: ix.noSync, NoGrowSync: ix.noSync}
+	return withBolt(ix.path, opt, func(db *bolt.DB) error {
+		if readOnly {
+			return db.View(fn)
+		}
+		return db.Update(fn)
+	})
 }
+
+// update runs fn in one read-write transaction of a freshly opened index.
+func (ix *Index) update(fn func(*bolt.Tx) error) error { return ix.run(false, fn) }
 
 // sync makes every commit made so far durable (they are not, with noSync).
 func (ix *Index) sync() error {
@@ -192,22 +310,7 @@ func (ix *Index) sync() error {
 }
 
 // view runs fn in one read-only transaction of a freshly opened index.
-func (ix *Index) view(fn func(*bolt.Tx) error) error {
-	l := lockfile.InProcessOf(ix.path)
-	if err := l.Acquire(ix.timeout); err != nil {
-		return err
-	}
-	defer l.Release()
-	db, err := ix.open(true)
-	if err != nil {
-		return err
-	}
-	err = db.View(fn)
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("close index: %w", cerr)
-	}
-	return err
-}
+func (ix *Index) view(fn func(*bolt.Tx) error) error { return ix.run(true, fn) }
 
 // timeKey encodes t so that byte order is time order: seconds with the sign bit flipped, then nanoseconds.
 func timeKey(t time.Time) []byte {

@@ -1,14 +1,18 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
@@ -235,5 +239,50 @@ func TestTimeKeyOrder(t *testing.T) {
 		if i > 0 && string(timeKey(times[i-1])) >= string(timeKey(times[i])) {
 			t.Errorf("key of %s not before key of %s", times[i-1], times[i])
 		}
+	}
+}
+
+// TestDamagedIndexError checks that a damaged index.db gives an error that errors.Is tells apart
+// as ErrIndexDamaged and that names the file, never a panic, and that Reindex moves it aside.
+func TestDamagedIndexError(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		damage func(b []byte) []byte
+	}{
+		{"truncated to 100 bytes", func(b []byte) []byte { return b[:100] }},
+		{"truncated to one page", func(b []byte) []byte { return b[:4096] }},
+		{"meta page 0 flipped", func(b []byte) []byte { b[20] ^= 0xff; return b }},
+		{"meta page 1 flipped", func(b []byte) []byte { b[4096+20] ^= 0xff; return b }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s := openTestStore(t, dir, Options{})
+			seal(t, s, capture("https://example.com/a", t0, "body a"))
+			s.Close()
+			path := filepath.Join(dir, layout.IndexFile)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, tc.damage(b), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Verify(context.Background(), dir)
+			if !errors.Is(err, ErrIndexDamaged) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("Verify: %v, want an error naming %s that is ErrIndexDamaged", err, path)
+			}
+			if _, err := Reindex(context.Background(), dir); err != nil {
+				t.Fatalf("Reindex: %v", err)
+			}
+			if aside, _ := filepath.Glob(path + ".damaged-*"); len(aside) != 1 {
+				t.Errorf("the damaged index is not kept aside: %v", aside)
+			}
+			if ps, err := Verify(context.Background(), dir); err != nil || len(ps) != 0 {
+				t.Errorf("Verify after Reindex: %v %v", ps, err)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"runtime/debug"
 
 	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
@@ -21,11 +22,18 @@ type PendingMark struct {
 // (a release commit's journal) has only the index's write left to wait for after that. It fails
 // as Mark would, changing nothing. The caller must not use the index otherwise until it has
 // called Commit or Rollback.
-func (ix *Index) PrepareMark(marks []Mark) (*PendingMark, error) {
+func (ix *Index) PrepareMark(marks []Mark) (_ *PendingMark, err error) {
 	l := lockfile.InProcessOf(ix.path)
 	if err := l.Acquire(ix.timeout); err != nil {
 		return nil, err
 	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil { // bbolt panics on corrupt pages (withBolt)
+			l.Release()
+			err = &DamagedIndexError{Path: ix.path, Err: fmt.Errorf("bbolt: %v", r)}
+		}
+	}()
 	db, err := ix.open(false)
 	if err != nil {
 		l.Release()
@@ -40,7 +48,7 @@ func (ix *Index) PrepareMark(marks []Mark) (*PendingMark, error) {
 	if len(marks) > 0 {
 		if err := markAll(newCodec(p.tx), marks); err != nil {
 			p.Rollback()
-			return nil, err
+			return nil, damagedIndex(ix.path, err)
 		}
 	}
 	return p, nil

@@ -141,14 +141,14 @@ func (ix *Index) ByURL(surt string, fn func(Entry) error) error {
 		}
 		for ; k != nil && bytes.HasPrefix(k, prefix); k, rk = cu.Next() {
 			if len(k) < len(prefix)+13 || len(rk) != 12 {
-				return fmt.Errorf("index: bad urls key %q", k)
+				return fmt.Errorf("index: bad urls key %q: %w", k, errCorrupt)
 			}
 			e, ok, err := getAt(c, append(bytes.Clone(rk), k[len(prefix)+12:]...))
 			if err != nil {
 				return err
 			}
 			if !ok {
-				return fmt.Errorf("index: urls points at missing capture %x", k[len(prefix)+12:])
+				return fmt.Errorf("index: urls points at missing capture %x: %w", k[len(prefix)+12:], errCorrupt)
 			}
 			if !add(k, e) {
 				return nil

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 // reindexBatch is how many entries Reindex and an upgrade put per transaction.
@@ -43,12 +44,19 @@ func Reindex(ctx context.Context, dataDir string) ([]Problem, error) {
 	}
 	defer l.Release()
 	// Hold the old index read-write until the new one has replaced it, so that no release pass
-	// marks captures in a file about to be dropped.
+	// marks captures in a file about to be dropped. A damaged one is not trusted at all: it is
+	// moved aside (kept for inspection) when the new one replaces it.
 	old, states, err := oldStates(path)
-	if errors.Is(err, lockfile.ErrBusy) {
+	var aside string
+	var damaged *DamagedIndexError
+	switch {
+	case errors.Is(err, lockfile.ErrBusy):
 		return nil, err
-	}
-	if err != nil {
+	case errors.As(err, &damaged):
+		aside = fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405Z"))
+		problems = append(problems, Problem{File: layout.IndexFile, What: fmt.Sprintf("damaged (%s); moved aside to %s, every capture starts sealed "+
+			"(archivectl verify --reindex then restores release states from public/)", oneLine(damaged.Err), filepath.Base(aside))})
+	case err != nil:
 		problems = append(problems, Problem{File: layout.IndexFile, What: fmt.Sprintf("old index unreadable (%v); every capture starts sealed", err)})
 	}
 	if old != nil {
@@ -85,6 +93,11 @@ func Reindex(ctx context.Context, dataDir string) ([]Problem, error) {
 		os.Remove(tmp)
 		return nil, fmt.Errorf("reindex: %w", err)
 	}
+	if aside != "" {
+		if err := os.Link(path, aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("reindex: keep the damaged index: %w", err)
+		}
+	}
 	if err := durable.Rename(tmp, path); err != nil {
 		return nil, fmt.Errorf("reindex: %w", err)
 	}
@@ -92,44 +105,49 @@ func Reindex(ctx context.Context, dataDir string) ([]Problem, error) {
 }
 
 // oldStates opens an existing index read-write (the caller closes it) and reads the release state
-// of every capture in it, from either schema.
+// of every capture in it, from either schema. A damaged index gives an error wrapping
+// ErrIndexDamaged, and no open DB.
 func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
 	states := map[string]Mark{}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, states, nil
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockfile.DefaultTimeout})
-	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, nil, lockfile.Busy(path)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	err = db.View(func(tx *bolt.Tx) error {
-		switch schema := readSchema(tx); schema {
-		case 1:
-			b := tx.Bucket(bucketV1Captures)
-			if b == nil {
-				return errors.New("no captures bucket")
-			}
-			return b.ForEach(func(k, v []byte) error {
-				var e Entry
-				if err := json.Unmarshal(v, &e); err != nil {
-					return err
+	var db *bolt.DB
+	err := withBolt(path, bolt.Options{Timeout: lockfile.DefaultTimeout}, func(d *bolt.DB) error {
+		db = d
+		err := d.View(func(tx *bolt.Tx) error {
+			switch schema := readSchema(tx); schema {
+			case 1:
+				b := tx.Bucket(bucketV1Captures)
+				if b == nil {
+					return errors.New("no captures bucket")
 				}
-				states[e.ID] = Mark{ID: e.ID, State: e.State, Public: e.Public}
-				return nil
-			})
-		case schemaVersion:
-			return eachEntry(newCodec(tx), func(e Entry) error {
-				states[e.ID] = Mark{ID: e.ID, State: e.State, Public: e.Public}
-				return nil
-			})
-		default:
-			return fmt.Errorf("index schema %d", schema)
+				return b.ForEach(func(k, v []byte) error {
+					var e Entry
+					if err := json.Unmarshal(v, &e); err != nil {
+						return err
+					}
+					states[e.ID] = Mark{ID: e.ID, State: e.State, Public: e.Public}
+					return nil
+				})
+			case schemaVersion:
+				return eachEntry(newCodec(tx), func(e Entry) error {
+					states[e.ID] = Mark{ID: e.ID, State: e.State, Public: e.Public}
+					return nil
+				})
+			default:
+				return fmt.Errorf("index schema %d", schema)
+			}
+		})
+		if err != nil {
+			return err
 		}
+		return errKeepOpen // withBolt closes the DB unless told not to
 	})
-	return db, states, err
+	if errors.Is(err, errKeepOpen) {
+		return db, states, nil
+	}
+	return nil, nil, err
 }
 
 // writeIndex writes a fresh index file at path holding the entries feed puts, then runs finish in
