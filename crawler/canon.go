@@ -4,11 +4,14 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
-// canonical returns the form of u the frontier de-duplicates on: scheme and host in lower case,
-// default port and fragment dropped, an empty path made "/", dot segments removed. ok is false
-// for anything the crawler cannot fetch (not http(s), no host, a bad port, user information).
+// canonical returns the form of u the frontier de-duplicates on: scheme in lower case, the host
+// in its ASCII form (asciiHost), default port and fragment dropped, an empty path made "/", dot
+// segments removed. ok is false for anything the crawler cannot fetch (not http(s), no host, a
+// host IDNA cannot convert, a bad port, user information).
 func canonical(u *url.URL) (*url.URL, bool) {
 	if u == nil || u.Opaque != "" || u.User != nil {
 		return nil, false
@@ -17,8 +20,8 @@ func canonical(u *url.URL) (*url.URL, bool) {
 	if scheme != "http" && scheme != "https" {
 		return nil, false
 	}
-	host := strings.ToLower(u.Hostname())
-	if strings.Contains(host, "..") { // checked before the root dot goes, so "a.." is no "a."
+	host, ok := asciiHost(u.Hostname())
+	if !ok || strings.Contains(host, "..") { // checked before the root dot goes, so "a.." is no "a."
 		return nil, false
 	}
 	host = strings.TrimSuffix(host, ".")
@@ -54,3 +57,19 @@ func canonical(u *url.URL) (*url.URL, bool) {
 
 // origin is a URL's scheme://host[:port], the unit of scope and politeness.
 func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// asciiHost is a host name in the one form every origin is keyed by: lower case, and an
+// internationalised name in its IDNA ASCII form (UTS #46 lookup, punycode), the form Go's HTTP
+// transport dials and keys its connections by. Both spellings of a name, bücher.example and
+// xn--bcher-kva.example, are one host, so one origin, one queue and one politeness clock
+// (docs/rules.md#d24). An ASCII name is only lowered, as the transport leaves it; ok is false
+// for a name IDNA refuses.
+func asciiHost(h string) (string, bool) {
+	for i := 0; i < len(h); i++ {
+		if h[i] >= 0x80 {
+			a, err := idna.Lookup.ToASCII(h)
+			return strings.ToLower(a), err == nil
+		}
+	}
+	return strings.ToLower(h), true
+}

@@ -25,6 +25,10 @@ func TestCanonical(t *testing.T) {
 		{"port zero", "http://a.example:0/", ""},
 		{"host of dots", "https://../", ""},
 		{"empty label", "http://a..example/", ""},
+		{"IDN host in ASCII", "http://BÜCHER.example/p", "http://xn--bcher-kva.example/p"},
+		{"IDN host percent-encoded", "http://b%C3%BCcher.example/", "http://xn--bcher-kva.example/"},
+		{"punycode host lowered", "http://XN--BCHER-KVA.example:8080/", "http://xn--bcher-kva.example:8080/"},
+		{"IDN host IDNA refuses", "http://a\u200d\u00fc.example/", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -120,6 +120,13 @@ func Open(cfg Config) (*Crawl, error) {
 	if len(seeds) == 0 {
 		return nil, errors.New("no seeds: the seeds file lists no URL")
 	}
+	for i, s := range seeds {
+		u, ok := canonical(s.URL)
+		if !ok {
+			return nil, fmt.Errorf("seed %v: not an http(s) URL the crawler can fetch", s.URL)
+		}
+		seeds[i].URL = u
+	}
 	if seeds = slices.DeleteFunc(seeds, func(s Seed) bool { return !cfg.Partition.Owns(s.URL) }); len(seeds) == 0 {
 		return nil, fmt.Errorf("%w %s", ErrNoSeedInPartition, cfg.Partition)
 	}

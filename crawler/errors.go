@@ -31,6 +31,8 @@ func errKind(err error) string {
 		return "reset"
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, errBodyTimeout), isTimeout(err):
 		return "timeout"
+	case errors.Is(err, errRecording):
+		return "recording"
 	case errors.As(err, &cert), errors.As(err, &rec):
 		return "tls"
 	case strings.Contains(err.Error(), "response headers exceeded"):

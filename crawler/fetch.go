@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // maxHeaderBytes bounds a response's header section; a server sending more is an error.
@@ -44,9 +46,15 @@ type fetcher struct {
 // resolve is dialled at the IP address it maps to, without a name lookup.
 func newFetcher(userAgent string, timeout time.Duration, now func() time.Time, resolve map[string]string) *fetcher {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	ascii := make(map[string]string, len(resolve)) // keyed as the transport dials: asciiHost
+	for h, ip := range resolve {
+		if a, ok := asciiHost(h); ok {
+			ascii[a] = ip
+		}
+	}
 	redirect := func(addr string) string {
 		if host, port, err := net.SplitHostPort(addr); err == nil {
-			if ip, ok := resolve[strings.ToLower(host)]; ok {
+			if ip, ok := ascii[strings.ToLower(host)]; ok {
 				return net.JoinHostPort(ip, port)
 			}
 		}
@@ -103,11 +111,14 @@ func (f *fetcher) close() { f.client.CloseIdleConnections() }
 // whole-response timeout is returned with Truncated "time"; network errors before or during
 // the body (reset, refused, header timeout, oversized headers) are errors.
 func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64, hdr http.Header) (*exchange, error) {
-	var rc *recConn
+	var (
+		rc  *recConn
+		rec *recording
+	)
 	trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
 		if c, ok := info.Conn.(*recConn); ok {
 			rc = c
-			c.start(limit + maxHeaderBytes + 64<<10)
+			rec = c.start(limit + maxHeaderBytes + 64<<10)
 		}
 	}}
 	tctx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, trace), f.timeout)
@@ -142,7 +153,10 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string, limit int64, hdr htt
 	if rc == nil {
 		return nil, fmt.Errorf("fetch %s: no recorded connection", rawURL)
 	}
-	x.Request, x.Response = rc.stop()
+	x.Request, x.Response = rc.stop(rec)
+	if err := recordedFor(req, x.Request); err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", rawURL, err)
+	}
 	x.Body = tailOf(x.Response, body)
 	if a, ok := rc.RemoteAddr().(*net.TCPAddr); ok {
 		x.IP = a.IP.String()
@@ -199,40 +213,76 @@ func readBody(r io.Reader, size int64, dst []byte) ([]byte, error) {
 	}
 }
 
-// recConn records what is written to and read from a connection while recording is on.
-// One exchange at a time uses a connection, so start/stop bracket exactly one exchange.
-type recConn struct {
-	net.Conn
-	mu     sync.Mutex
-	on     bool
+// errRecording is an exchange whose recorded request is not the request made: the record would
+// pair one URL with another's bytes, so the fetch fails instead.
+var errRecording = errors.New("recorded exchange does not match the request")
+
+// recordedFor checks that raw, the request bytes recorded for req, are req's own: the request
+// line's target and the Host field are those the transport writes for req.
+func recordedFor(req *http.Request, raw []byte) error {
+	head, _, _ := bytes.Cut(raw, []byte("\r\n\r\n"))
+	lines := strings.Split(string(head), "\r\n")
+	want := req.Method + " " + req.URL.RequestURI() + " HTTP/1.1"
+	if lines[0] != want {
+		return fmt.Errorf("%w: request line %q, want %q", errRecording, lines[0], want)
+	}
+	host, err := httpguts.PunycodeHostPort(req.URL.Host)
+	if err != nil {
+		return fmt.Errorf("%w: host %q: %w", errRecording, req.URL.Host, err)
+	}
+	for _, l := range lines[1:] {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.EqualFold(k, "Host") {
+			if !strings.EqualFold(strings.TrimSpace(v), host) {
+				return fmt.Errorf("%w: Host %q, want %q", errRecording, strings.TrimSpace(v), host)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: no Host field", errRecording)
+}
+
+// recording holds the bytes of one exchange on a connection.
+type recording struct {
 	max    int64
 	wr, rd bytes.Buffer
 }
 
-// start begins recording one exchange, keeping at most max bytes read.
-func (c *recConn) start(max int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.on, c.max = true, max
-	c.wr.Reset()
-	c.rd.Reset()
+// recConn records what is written to and read from a connection, for the exchange in progress.
+// Each exchange gets a recording of its own (start): the next exchange on the connection cannot
+// write into, reset or take the bytes of the one before, even when that one's fetch has not
+// stopped recording yet (the transport hands the connection on once a body is read to its end).
+type recConn struct {
+	net.Conn
+	mu  sync.Mutex
+	cur *recording // the exchange in progress; nil between exchanges
 }
 
-// stop ends recording and returns copies of the bytes written and read.
-func (c *recConn) stop() (written, read []byte) {
+// start begins the recording of one exchange, keeping at most max bytes read; the previous
+// exchange's recording, if still current, ends here.
+func (c *recConn) start(max int64) *recording {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.on = false
-	return bytes.Clone(c.wr.Bytes()), bytes.Clone(c.rd.Bytes())
+	c.cur = &recording{max: max}
+	return c.cur
+}
+
+// stop ends r and returns copies of the bytes written and read while it was current.
+func (c *recConn) stop(r *recording) (written, read []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == r {
+		c.cur = nil
+	}
+	return bytes.Clone(r.wr.Bytes()), bytes.Clone(r.rd.Bytes())
 }
 
 func (c *recConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	if n > 0 {
 		c.mu.Lock()
-		if c.on {
-			if room := c.max - int64(c.rd.Len()); room > 0 {
-				c.rd.Write(p[:min(int64(n), room)])
+		if r := c.cur; r != nil {
+			if room := r.max - int64(r.rd.Len()); room > 0 {
+				r.rd.Write(p[:min(int64(n), room)])
 			}
 		}
 		c.mu.Unlock()
@@ -244,16 +294,16 @@ func (c *recConn) Read(p []byte) (int, error) {
 // descheduled writer would get to record after the write returned.
 func (c *recConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	on := c.on
-	if on {
-		c.wr.Write(p)
+	r := c.cur
+	if r != nil {
+		r.wr.Write(p)
 	}
 	c.mu.Unlock()
 	n, err := c.Conn.Write(p)
-	if on && n < len(p) { // keep only what went out
+	if r != nil && n < len(p) { // keep only what went out
 		c.mu.Lock()
-		if c.on && c.wr.Len() >= len(p)-n {
-			c.wr.Truncate(c.wr.Len() - (len(p) - n))
+		if r.wr.Len() >= len(p)-n {
+			r.wr.Truncate(r.wr.Len() - (len(p) - n))
 		}
 		c.mu.Unlock()
 	}

@@ -162,7 +162,7 @@ func TestRecConnRecordsBeforeTheWriteReturns(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	rc := &recConn{Conn: stallConn{client, release}}
-	rc.start(1 << 20)
+	rec := rc.start(1 << 20)
 	const req, resp = "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 204 No Content\r\n\r\n"
 	go rc.Write([]byte(req))
 	go func() {
@@ -175,9 +175,68 @@ func TestRecConnRecordsBeforeTheWriteReturns(t *testing.T) {
 	if _, err := io.ReadFull(rc, got); err != nil {
 		t.Fatal(err)
 	}
-	w, r := rc.stop()
+	w, r := rc.stop(rec)
 	if string(w) != req || string(r) != resp {
 		t.Fatalf("recorded request %q and response %q", w, r)
+	}
+}
+
+// TestRecConnOneRecordingPerExchange: the next exchange on a connection starts before the
+// previous fetch stops its recording (the transport hands a connection on once a body is read
+// to its end); each keeps its own bytes.
+func TestRecConnOneRecordingPerExchange(t *testing.T) {
+	t.Parallel()
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	go io.Copy(server, server) // an echo: what is written is read back
+	rc := &recConn{Conn: client}
+	exchange := func(s string) {
+		if _, err := rc.Write([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(rc, make([]byte, len(s))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := rc.start(1 << 20)
+	exchange("first")
+	b := rc.start(1 << 20) // before a stops
+	exchange("second")
+	aw, ar := rc.stop(a)
+	bw, br := rc.stop(b)
+	if string(aw) != "first" || string(ar) != "first" || string(bw) != "second" || string(br) != "second" {
+		t.Fatalf("recorded %q/%q and %q/%q, want each exchange its own bytes", aw, ar, bw, br)
+	}
+}
+
+// TestRecordedFor: a recorded request that is not the request made fails the fetch.
+func TestRecordedFor(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, url, raw string
+		ok             bool
+	}{
+		{"its own", "http://a.example/p/1?q", "GET /p/1?q HTTP/1.1\r\nHost: a.example\r\nUser-Agent: x\r\n\r\n", true},
+		{"host in any case", "http://a.example:8080/", "GET / HTTP/1.1\r\nhost: A.example:8080\r\n\r\n", true},
+		{"IDN host as punycode", "http://bücher.example/", "GET / HTTP/1.1\r\nHost: xn--bcher-kva.example\r\n\r\n", true},
+		{"another path", "http://a.example/p/1", "GET /p/2 HTTP/1.1\r\nHost: a.example\r\n\r\n", false},
+		{"another host", "http://a.example/", "GET / HTTP/1.1\r\nHost: b.example\r\n\r\n", false},
+		{"nothing recorded", "http://a.example/", "", false},
+		{"no Host", "http://a.example/", "GET / HTTP/1.1\r\n\r\n", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			req, err := http.NewRequest(http.MethodGet, tc.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = recordedFor(req, []byte(tc.raw))
+			if (err == nil) != tc.ok || err != nil && !errors.Is(err, errRecording) {
+				t.Fatalf("recordedFor(%s, %q) = %v, want ok %v", tc.url, tc.raw, err, tc.ok)
+			}
+		})
 	}
 }
 

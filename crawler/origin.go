@@ -118,7 +118,10 @@ func (c *Crawl) request(ctx context.Context, rawURL string, limit int64, hdr htt
 	if err != nil {
 		return nil, err
 	}
-	o := c.originOf(origin(u))
+	if cu, ok := canonical(u); ok { // a robots.txt redirect's target may not be canonical
+		u = cu
+	}
+	o := c.originOf(origin(u)) // one gate per transport connection key (docs/rules.md#d24)
 	o.gate.Lock()
 	defer o.gate.Unlock()
 	next := o.lastEnd.Add(o.delay)

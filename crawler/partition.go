@@ -60,8 +60,8 @@ func (p Partition) Filter(seeds []*url.URL) []*url.URL {
 }
 
 // OriginPartition is the partition, of n, that u's origin falls in. The key is the origin as
-// "scheme://host:port" (scheme and host in lower case, the port always written, 80 or 443 when
-// the URL has none); it is hashed with 64-bit FNV-1a and mapped to a partition by jump
+// "scheme://host:port" (scheme in lower case, the host as asciiHost writes it, the port always
+// written, 80 or 443 when the URL has none); it is hashed with 64-bit FNV-1a and mapped to a partition by jump
 // consistent hashing (Lamping and Veach, 2014), so that going from n to n+1 nodes moves only
 // about 1/(n+1) of the origins. This mapping is part of the crawl's contract: changing it
 // would move origins between nodes that already hold their captures.
@@ -77,7 +77,8 @@ func OriginPartition(u *url.URL, n int) int {
 // originKey is the hashed form of u's origin: scheme://host:port, port always present.
 func originKey(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	host, _ := asciiHost(u.Hostname()) // both spellings of an IDN host are one origin (docs/rules.md#d24)
+	host = strings.TrimSuffix(host, ".")
 	port := u.Port()
 	if port == "" {
 		switch scheme {

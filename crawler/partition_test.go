@@ -95,6 +95,7 @@ func TestOriginPartitionIsTheOrigin(t *testing.T) {
 		{"default https port", "https://a.example:443/", "https://a.example/", true},
 		{"trailing root dot", "http://a.example./", "http://a.example/", true},
 		{"leading zeros in the port", "http://a.example:080/", "http://a.example/", true},
+		{"IDN host in Unicode or punycode", "http://BÜCHER.example/", "http://xn--bcher-kva.example/", true},
 		{"scheme counts", "http://a.example/", "https://a.example/", false},
 		{"port counts", "http://a.example:8080/", "http://a.example/", false},
 		{"host counts", "http://b.example/", "http://a.example/", false},

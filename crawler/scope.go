@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/archivectl/archivectl/crawler/robots"
-	"golang.org/x/net/idna"
 	"golang.org/x/net/publicsuffix"
 )
 
@@ -61,7 +60,7 @@ func newScope(seeds []Seed, def Scope, include, exclude []string) (*scope, error
 		case ScopeOrigin, "":
 			s.origins[origin(u)] = true
 		case ScopeHost:
-			s.hosts[asciiHost(u.Hostname())] = true
+			s.hosts[u.Hostname()] = true // canonical: in ASCII
 		case ScopeDomain:
 			s.domains[registrable(u.Hostname())] = true
 		case ScopePrefix:
@@ -110,7 +109,7 @@ func (s *scope) covers(u *url.URL) bool {
 		return true
 	}
 	if len(s.hosts) > 0 || len(s.domains) > 0 {
-		h := asciiHost(u.Hostname())
+		h := u.Hostname()
 		if s.hosts[h] || len(s.domains) > 0 && s.domains[registrable(h)] {
 			return true
 		}
@@ -145,24 +144,9 @@ func pathPrefix(u *url.URL) string {
 	return "/"
 }
 
-// asciiHost is a host name in its ASCII (punycode) form, so that both spellings of an
-// internationalised name compare equal; a name that cannot be converted is kept as it is.
-func asciiHost(h string) string {
-	for i := 0; i < len(h); i++ {
-		if h[i] >= 0x80 {
-			if a, err := idna.Lookup.ToASCII(h); err == nil {
-				return strings.ToLower(a)
-			}
-			return h
-		}
-	}
-	return h
-}
-
 // registrable is a host's registrable domain (eTLD+1 by the public suffix list); an IP
 // address, a public suffix itself or a single label is its own domain.
 func registrable(host string) string {
-	host = asciiHost(host)
 	if net.ParseIP(host) != nil {
 		return host
 	}
