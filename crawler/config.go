@@ -33,7 +33,7 @@ func ParseSitemapMode(s string) (SitemapMode, error) {
 }
 
 // Validate checks the settings a person writes: the scope, the sitemap mode, the include and
-// exclude patterns and the resolve table. Every problem is listed.
+// exclude patterns, the URL length limit and the resolve table. Every problem is listed.
 func (cfg Config) Validate() error {
 	var errs []error
 	if _, err := ParseScope(string(cfg.Scope)); err != nil {
@@ -51,6 +51,9 @@ func (cfg Config) Validate() error {
 		if _, err := parseURLPattern(p); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if cfg.MaxURLLength < 0 || cfg.MaxURLLength > MaxURLLengthCeiling {
+		errs = append(errs, fmt.Errorf("max URL length %d: give 1 to %d bytes (0: the default, %d)", cfg.MaxURLLength, MaxURLLengthCeiling, DefaultMaxURLLength))
 	}
 	for host, ip := range cfg.Resolve {
 		if host == "" || net.ParseIP(ip) == nil {

@@ -54,6 +54,7 @@ type Config struct {
 	RetryBackoff          time.Duration // wait before the first retry after a network error, doubled after each (default 1s)
 	RobotsUnreachableDays int           // 0 = an unreachable robots.txt without a cached copy disallows all, forever
 	LockTimeout           time.Duration // how long to wait for a busy frontier.db (default lockfile.DefaultTimeout, 5 s)
+	MaxURLLength          int           // longest URL, in bytes, crawled or followed (default DefaultMaxURLLength; at most MaxURLLengthCeiling)
 
 	ScopedSeeds   []Seed            // seeds that may name their own scope (ReadSeeds); crawled with Seeds
 	Scope         Scope             // the scope of a seed that names none (default DefaultScope)
@@ -124,6 +125,9 @@ func Open(cfg Config) (*Crawl, error) {
 		u, ok := canonical(s.URL)
 		if !ok {
 			return nil, fmt.Errorf("seed %v: not an http(s) URL the crawler can fetch", s.URL)
+		}
+		if err := checkURLLength(u.String(), cfg.MaxURLLength); err != nil {
+			return nil, fmt.Errorf("seed %s: %w", clip(u.String()), err)
 		}
 		seeds[i].URL = u
 	}
@@ -227,6 +231,7 @@ func Defaults() Config {
 		Retries:       2,
 		RetryBackoff:  time.Second,
 		LockTimeout:   lockfile.DefaultTimeout,
+		MaxURLLength:  DefaultMaxURLLength,
 		Scope:         DefaultScope,
 		Sitemaps:      DefaultSitemaps,
 	}
@@ -258,6 +263,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.LockTimeout <= 0 {
 		cfg.LockTimeout = d.LockTimeout
+	}
+	if cfg.MaxURLLength == 0 {
+		cfg.MaxURLLength = d.MaxURLLength
 	}
 	if cfg.Scope == "" {
 		cfg.Scope = d.Scope

@@ -35,7 +35,7 @@ func (c *Crawl) follow(u *url.URL, it item, x *exchange) (pages, reqs []item, ou
 	if next, ok := c.redirect(u, it, x); ok {
 		pages = append(pages, next)
 	}
-	pages, reqs = c.owned(c.fr.claim(pages)), c.owned(c.fr.claim(reqs))
+	pages, reqs = c.owned(c.fr.claim(c.admit(it.URL, pages))), c.owned(c.fr.claim(c.admit(it.URL, reqs)))
 	if it.Kind == kindSitemap {
 		pages = c.sitemapBudget(pages)
 	}

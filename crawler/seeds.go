@@ -25,7 +25,7 @@ func (e *SeedError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d invalid seed line(s); fix them and run again:", len(e.Lines))
 	for _, l := range e.Lines {
-		fmt.Fprintf(&b, "\n  line %d: %q: %s", l.Line, l.Text, l.Reason)
+		fmt.Fprintf(&b, "\n  line %d: %q: %s", l.Line, clip(l.Text), l.Reason)
 	}
 	return b.String()
 }
@@ -55,8 +55,17 @@ func ParseSeeds(r io.Reader) ([]*url.URL, error) {
 // ReadSeeds reads one absolute http(s) URL a line, optionally followed by "scope=NAME"
 // (origin, host, domain or prefix); blank lines and lines starting with '#' are ignored, and so
 // is a UTF-8 byte order mark before the first line. Any invalid line makes the whole file
-// invalid: the error is a *SeedError naming each.
-func ReadSeeds(r io.Reader) ([]Seed, error) {
+// invalid: the error is a *SeedError naming each. A URL longer than DefaultMaxURLLength is
+// invalid; ReadSeedsMax takes another limit.
+func ReadSeeds(r io.Reader) ([]Seed, error) { return ReadSeedsMax(r, DefaultMaxURLLength) }
+
+// ReadSeedsMax is ReadSeeds with a URL length limit of maxURLLength bytes (the crawl's
+// Config.MaxURLLength; 0 is DefaultMaxURLLength), counted on the canonical URL: a longer seed is
+// an invalid line, naming its length and the limit (docs/rules.md#d25).
+func ReadSeedsMax(r io.Reader, maxURLLength int) ([]Seed, error) {
+	if maxURLLength == 0 {
+		maxURLLength = DefaultMaxURLLength
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), maxSeedLine)
 	var (
@@ -74,7 +83,7 @@ func ReadSeeds(r io.Reader) ([]Seed, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		u, reason := parseSeed(line)
+		u, reason := parseSeed(line, maxURLLength)
 		if reason != "" {
 			bad = append(bad, BadSeed{Line: n, Text: line, Reason: reason})
 			continue
@@ -91,11 +100,14 @@ func ReadSeeds(r io.Reader) ([]Seed, error) {
 }
 
 // parseSeed returns the seed of one line, or why it is not a seed.
-func parseSeed(line string) (Seed, string) {
+func parseSeed(line string, maxURLLength int) (Seed, string) {
 	fields := strings.Fields(line)
 	u, reason := parseSeedURL(fields[0])
 	if reason != "" {
 		return Seed{}, reason
+	}
+	if err := checkURLLength(u.String(), maxURLLength); err != nil {
+		return Seed{}, err.Error()
 	}
 	sd := Seed{URL: u}
 	for _, f := range fields[1:] {

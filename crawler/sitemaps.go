@@ -58,7 +58,7 @@ func (c *Crawl) sitemapsOf(o *originState, r *robots.File) []item {
 			c.log.Info("robots.txt Sitemap line is not an http(s) URL: ignored", "origin", o.name, "sitemap", raw)
 		}
 	}
-	return c.sitemapBudget(c.owned(c.fr.claim(items)))
+	return c.sitemapBudget(c.owned(c.fr.claim(c.admit(o.name+"/robots.txt", items))))
 }
 
 // defaultSitemap is the path of the sitemap SitemapsAll reads on every origin in the scope.

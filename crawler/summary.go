@@ -36,6 +36,7 @@ type Summary struct {
 	Sitemaps          int   // of Pages, sitemap files
 	SitemapURLs       int   // new pages that sitemaps listed
 	OtherPartition    int   // URLs found on origins of other partitions (Config.Partition), left to their nodes
+	TooLong           int   // URLs found longer than Config.MaxURLLength, each time found: not followed (docs/rules.md#d25)
 }
 
 // PagesPerSecond is the crawl's rate over its whole duration.
@@ -66,6 +67,9 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	}
 	if s.OtherPartition > 0 {
 		b = fmt.Appendf(b, "partition    %d URLs on other partitions' origins, left to their nodes\n", s.OtherPartition)
+	}
+	if s.TooLong > 0 {
+		b = fmt.Appendf(b, "too long     %d URLs longer than the URL length limit, not followed\n", s.TooLong)
 	}
 	if s.Skipped > 0 || s.SkippedOrigins > 0 {
 		b = fmt.Appendf(b, "skipped      %d URLs, %d origins\n", s.Skipped, s.SkippedOrigins)

@@ -37,6 +37,7 @@ type CrawlConfig struct {
 	RobotsUnreachableDays int           `yaml:"robots_unreachable_days"` // 0 = keep disallowing an unreachable origin without a cached robots.txt
 	MaxRetryAfter         time.Duration `yaml:"max_retry_after"`         // longest Retry-After honoured; an origin asking more is skipped
 	RetryBackoff          time.Duration `yaml:"retry_backoff"`           // first wait after a network error, doubled at each retry
+	MaxURLLength          int           `yaml:"max_url_length"`          // longest URL in bytes crawled or followed; a longer seed is an error
 
 	Scope         string            `yaml:"scope"`          // origin, host, domain or prefix: the scope of a seed line that names none
 	Include       []string          `yaml:"include"`        // URL patterns (robots.txt syntax) of which a page must match one; none: every page
@@ -101,6 +102,7 @@ func defaultConfig() Config {
 			RobotsUnreachableDays: d.RobotsUnreachableDays,
 			MaxRetryAfter:         d.MaxRetryAfter,
 			RetryBackoff:          d.RetryBackoff,
+			MaxURLLength:          d.MaxURLLength,
 			Scope:                 string(d.Scope),
 			Sitemaps:              string(d.Sitemaps),
 			NoRequisites:          d.NoRequisites,
@@ -134,6 +136,7 @@ func crawlerConfig(cfg Config) crawler.Config {
 		Retries:               cc.Retries,
 		RetryBackoff:          cc.RetryBackoff,
 		RobotsUnreachableDays: cc.RobotsUnreachableDays,
+		MaxURLLength:          cc.MaxURLLength,
 	}
 	reachSettings(cc, &c)
 	c.Partition, _ = crawler.ParsePartition(cc.Partition) // checked with the configuration; "" is all

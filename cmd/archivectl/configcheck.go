@@ -100,6 +100,9 @@ func (c *Config) problems() []problem {
 	if atLeast("crawl.retries", int64(cc.Retries), 0); cc.Retries > maxRetries {
 		bad("crawl.retries", cc.Retries, fmt.Sprintf("must be at most %d", maxRetries))
 	}
+	if atLeast("crawl.max_url_length", int64(cc.MaxURLLength), 1); cc.MaxURLLength > crawler.MaxURLLengthCeiling {
+		bad("crawl.max_url_length", cc.MaxURLLength, fmt.Sprintf("must be at most %d", crawler.MaxURLLengthCeiling))
+	}
 	positive("crawl.retry_backoff", cc.RetryBackoff)
 	positive("crawl.max_retry_after", cc.MaxRetryAfter)
 	if atLeast("crawl.robots_unreachable_days", int64(cc.RobotsUnreachableDays), 0); cc.RobotsUnreachableDays > maxUnreachableDays {

@@ -19,7 +19,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var verbose bool
 	cfg, positional, code, ok := cli{
 		name:   "crawl",
-		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--partition K/N] [--data DIR] [--config FILE] SEEDS\n",
+		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--max-url-length N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--partition K/N] [--data DIR] [--config FILE] SEEDS\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against robots.txt groups")
@@ -27,6 +27,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fs.durationKey(&c.Crawl.Delay, "delay", "crawl.delay", "minimum delay between requests to one origin; robots.txt Crawl-delay still applies")
 			fs.intKey(&c.Crawl.MaxPages, "max-pages", "crawl.max_pages", "stop after N pages (0: no limit)")
 			fs.intKey(&c.Crawl.MaxDepth, "max-depth", "crawl.max_depth", "follow links at most N deep from a seed (0: no limit)")
+			fs.intKey(&c.Crawl.MaxURLLength, "max-url-length", "crawl.max_url_length", "crawl and follow URLs of at most N bytes; a longer seed is an error")
 			reachFlags(fs, &c.Crawl)
 			fs.stringKey(&c.Crawl.Partition, "partition", "crawl.partition", "crawl only the origins of partition K of N (0 ≤ K < N, e.g. 0/3): give every node the same seeds")
 			fs.BoolVar(&verbose, "v", false, "log every decision, not only notable events")
@@ -44,7 +45,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "archivectl crawl: cannot read the seeds file: %v\n", err)
 		return 2
 	}
-	seeds, err := crawler.ReadSeeds(f)
+	seeds, err := crawler.ReadSeedsMax(f, cfg.Crawl.MaxURLLength)
 	f.Close()
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: %s: %v\n", positional[0], err)
