@@ -43,14 +43,18 @@ func (c *Crawl) follow(u *url.URL, it item, x *exchange) (pages, reqs []item, ou
 }
 
 // parse decodes x's payload and extracts its references with extract, logging what limits it.
-func (c *Crawl) parse(u *url.URL, it item, x *exchange, what string, extract func(*url.URL, io.Reader) ([]ref, error)) []ref {
+func (c *Crawl) parse(u *url.URL, it item, x *exchange, what string, extract func(*url.URL, io.Reader) ([]ref, int, error)) []ref {
 	r, ok := decoded(x.Header, x.Body)
 	if !ok {
 		c.log.Info(what+" in an encoding the crawler does not decode: links not followed", "url", it.URL, "content_encoding", x.Header.Values("Content-Encoding"))
 		return nil
 	}
 	cr := &countingReader{r: r}
-	refs, err := extract(u, cr)
+	refs, dropped, err := extract(u, cr)
+	if dropped > 0 {
+		c.log.Warn(what+" holds more links than the limit: the rest are not followed", "url", it.URL, "limit", maxLinks, "dropped", dropped)
+		c.stats.add(func(s *Summary) { s.LinksDropped += dropped })
+	}
 	switch {
 	case err != nil:
 		c.log.Warn(what+" parsing stopped early: links taken from what was parsed", "url", it.URL, "parsed", cr.n, "err", err)
@@ -64,11 +68,11 @@ func (c *Crawl) parse(u *url.URL, it item, x *exchange, what string, extract fun
 }
 
 // extractCSSRefs reads a stylesheet and returns its references, all embedded.
-func extractCSSRefs(base *url.URL, r io.Reader) ([]ref, error) {
+func extractCSSRefs(base *url.URL, r io.Reader) ([]ref, int, error) {
 	b, err := io.ReadAll(r)
 	var refs refSet
 	refs.addCSS(base, b)
-	return refs.out, err
+	return refs.out, refs.dropped, err
 }
 
 // sort splits what a page or stylesheet refers to. A link, or an embedded resource, in the

@@ -114,10 +114,11 @@ func refURLs(refs []ref) []string {
 }
 
 // refSet collects a document's references: canonical, without duplicates (a URL both linked
-// and embedded counts as embedded), at most maxLinks.
+// and embedded counts as embedded), at most maxLinks; the others past the bound are counted.
 type refSet struct {
-	out  []ref
-	seen map[string]int // URL → index in out
+	out     []ref
+	seen    map[string]int // URL → index in out
+	dropped int            // distinct references past maxLinks
 }
 
 // add resolves raw against base and keeps it.
@@ -136,10 +137,14 @@ func (s *refSet) add(base *url.URL, raw string, embed bool) {
 	}
 	k := c.String()
 	if i, dup := s.seen[k]; dup {
-		s.out[i].Embed = s.out[i].Embed || embed
+		if i >= 0 {
+			s.out[i].Embed = s.out[i].Embed || embed
+		}
 		return
 	}
 	if len(s.out) >= maxLinks {
+		s.dropped++
+		s.seen[k] = -1 // counted once
 		return
 	}
 	if s.seen == nil {
@@ -166,9 +171,9 @@ func (s *refSet) addCSS(base *url.URL, css []byte) {
 // extractRefs returns what an HTML document links to or embeds (a, area, link, img src/srcset,
 // script, iframe, source, video, audio, embed, object, CSS url() and @import in style attributes
 // and elements, …), resolved against base and the document's first <base href>, fragments
-// dropped, in document order, without duplicates and at most maxLinks of them, and why parsing
-// stopped before the end, if it did (a token over 1 MiB, a read error).
-func extractRefs(base *url.URL, r io.Reader) ([]ref, error) {
+// dropped, in document order, without duplicates and at most maxLinks of them, how many more it
+// holds, and why parsing stopped before the end, if it did (a token over 1 MiB, a read error).
+func extractRefs(base *url.URL, r io.Reader) ([]ref, int, error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
 	var (
@@ -182,9 +187,9 @@ func extractRefs(base *url.URL, r io.Reader) ([]ref, error) {
 		switch tt {
 		case html.ErrorToken:
 			if err := z.Err(); err != io.EOF {
-				return refs.out, err
+				return refs.out, refs.dropped, err
 			}
-			return refs.out, nil
+			return refs.out, refs.dropped, nil
 		case html.TextToken:
 			if inStyle {
 				refs.addCSS(base, z.Text())

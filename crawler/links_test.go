@@ -3,6 +3,7 @@ package crawler
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -57,7 +58,7 @@ func TestExtractRefsEmbed(t *testing.T) {
 		`<link rel=alternate href="/feed"><link rel=preload href="/f.woff2" imagesrcset="/h.png 2x"><iframe src="/frame"></iframe>` +
 		`<img src="/a"><script src="https://cdn.example/j.js"></script>`
 	base, _ := url.Parse("http://s.example/")
-	refs, err := extractRefs(base, strings.NewReader(doc))
+	refs, _, err := extractRefs(base, strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,9 +81,28 @@ func TestExtractLinksBounded(t *testing.T) {
 	for i := range maxLinks + 50 {
 		b.WriteString(`<a href="/p` + itoa(i) + `">x</a>`)
 	}
+	b.WriteString(`<a href="/p` + itoa(maxLinks+1) + `">the same dropped link again</a>`)
 	base, _ := url.Parse("http://s.example/")
-	if n := len(linksOf(base, strings.NewReader(b.String()))); n != maxLinks {
-		t.Fatalf("%d links kept, want the bound %d", n, maxLinks)
+	refs, dropped, err := extractRefs(base, strings.NewReader(b.String()))
+	if len(refs) != maxLinks || dropped != 50 || err != nil {
+		t.Fatalf("%d links kept, %d dropped, err %v; want the bound %d, 50 dropped", len(refs), dropped, err, maxLinks)
+	}
+}
+
+// TestCrawlLinksPastTheBound: the links of a page past its 10,000th are logged and counted.
+func TestCrawlLinksPastTheBound(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range maxLinks + 7 {
+		b.WriteString(`<a href="/p` + itoa(i) + `">x</a>`)
+	}
+	o := newOrigin(t, pages(map[string]string{"/": b.String()}))
+	sum, log, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/"), MaxPages: 1}, &fakeArchive{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.LinksDropped != 7 || !strings.Contains(log, `msg="HTML holds more links than the limit: the rest are not followed"`) {
+		t.Fatalf("LinksDropped = %d, want 7; log:\n%.2000s", sum.LinksDropped, log)
 	}
 }
 
@@ -171,6 +191,6 @@ func FuzzExtractLinks(f *testing.F) {
 
 // linksOf is the URLs extractRefs finds, whatever stopped it.
 func linksOf(base *url.URL, r io.Reader) []string {
-	refs, _ := extractRefs(base, r)
+	refs, _, _ := extractRefs(base, r)
 	return refURLs(refs)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -31,7 +32,7 @@ type sitemap struct {
 	Index   bool // a sitemap index: the entries are sitemaps
 	Entries []sitemapEntry
 	Cut     string // why reading stopped before the end; "" when the whole file was read
-	Skipped int    // entries dropped: no <loc>, or one of 2,048 characters or more
+	Skipped int    // entries dropped: no <loc>, one of 2,048 characters or more, a text line not an absolute http(s) URL
 }
 
 // readSitemap reads a sitemap or sitemap index (sitemaps.org XML, or plain text with one URL
@@ -155,12 +156,22 @@ func readXMLSitemap(r io.Reader, sm *sitemap) {
 	}
 }
 
-// readTextSitemap reads one URL a line.
+// readTextSitemap reads one URL a line. sitemaps.org asks for absolute URLs: a line that is not
+// an absolute http(s) URL is skipped, never resolved against the sitemap's own URL (a line of
+// prose would otherwise become a relative URL).
 func readTextSitemap(r io.Reader, sm *sitemap) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), 64<<10)
 	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" && !sm.keep(sitemapEntry{Loc: line}) {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		if u, err := url.Parse(line); err != nil || !u.IsAbs() || u.Host == "" || (strings.ToLower(u.Scheme) != "http" && strings.ToLower(u.Scheme) != "https") {
+			sm.Skipped++
+			continue
+		}
+		if !sm.keep(sitemapEntry{Loc: line}) {
 			return
 		}
 	}

@@ -51,6 +51,7 @@ func TestReadSitemap(t *testing.T) {
 			true, 1, sitemapEntry{"https://a.example/s1.xml.gz", "2026-11"}, ""},
 		{"gzip", gz(t, urlset("https://a.example/", 3)), false, 3, sitemapEntry{Loc: "https://a.example/0"}, ""},
 		{"text", "\ufeff https://a.example/a\n\nhttps://a.example/b\r\n", false, 2, sitemapEntry{Loc: "https://a.example/a"}, ""},
+		{"text: only absolute http(s) URLs", "Our pages:\n/relative\nmailto:x@a.example\nhttp:no-host\nHTTPS://a.example/b\n", false, 1, sitemapEntry{Loc: "HTTPS://a.example/b"}, ""},
 		{"invalid lastmod dropped", `<urlset><url><loc>https://a.example/</loc><lastmod>yesterday</lastmod></url></urlset>`, false, 1, sitemapEntry{Loc: "https://a.example/"}, ""},
 		{"loc elsewhere ignored", `<urlset><loc>https://a.example/top</loc><url><image><loc>https://a.example/i.png</loc></image><loc>https://a.example/p</loc></url></urlset>`,
 			false, 1, sitemapEntry{Loc: "https://a.example/p"}, ""},

@@ -110,7 +110,7 @@ func (c *Crawl) sitemapItems(u *url.URL, it item, x *exchange) []item {
 		c.log.Warn("sitemap read in part", "url", it.URL, "reason", sm.Cut, "entries", len(sm.Entries))
 	}
 	if sm.Skipped > 0 {
-		c.log.Info("sitemap entries without a usable <loc> skipped", "url", it.URL, "skipped", sm.Skipped)
+		c.log.Info("sitemap entries without a usable URL skipped", "url", it.URL, "skipped", sm.Skipped)
 	}
 	if sm.Index && it.Hops >= maxSitemapIndexes {
 		c.log.Warn("sitemap index nested too deep: its sitemaps are not read", "url", it.URL, "depth", it.Hops+1)

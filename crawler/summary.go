@@ -37,6 +37,7 @@ type Summary struct {
 	SitemapURLs       int   // new pages that sitemaps listed
 	OtherPartition    int   // URLs found on origins of other partitions (Config.Partition), left to their nodes
 	TooLong           int   // URLs found longer than Config.MaxURLLength, each time found: not followed (docs/rules.md#d25)
+	LinksDropped      int   // distinct references of a page or stylesheet past its 10,000th: not followed
 }
 
 // PagesPerSecond is the crawl's rate over its whole duration.
@@ -70,6 +71,9 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	}
 	if s.TooLong > 0 {
 		b = fmt.Appendf(b, "too long     %d URLs longer than the URL length limit, not followed\n", s.TooLong)
+	}
+	if s.LinksDropped > 0 {
+		b = fmt.Appendf(b, "links        %d past the 10,000 of a page or stylesheet, not followed\n", s.LinksDropped)
 	}
 	if s.Skipped > 0 || s.SkippedOrigins > 0 {
 		b = fmt.Appendf(b, "skipped      %d URLs, %d origins\n", s.Skipped, s.SkippedOrigins)
