@@ -26,6 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/watch"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/prometheus/client_golang/prometheus"
@@ -168,18 +169,10 @@ func (s *Server) Refresh() (bool, error) {
 // Watch checks state.json and the index manifest every Options.Refresh and reloads what
 // changed, until ctx ends.
 func (s *Server) Watch(ctx context.Context) {
-	t := time.NewTicker(s.opt.Refresh)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.Refresh(); err != nil {
-				s.log.Warn("public index not reloaded; still serving the previous one", "err", err)
-			}
-		}
-	}
+	watch.Every(ctx, s.opt.Refresh, func(context.Context) error {
+		_, err := s.Refresh()
+		return err
+	}, func(err error) { s.log.Warn("public index not reloaded; still serving the previous one", "err", err) })
 }
 
 // rootFS is the public directory opened as an os.Root on first use, so that it may appear

@@ -11,14 +11,11 @@ import (
 // appendLog makes the log exactly size bytes long (cutting what an interrupted commit left)
 // and appends lines, then fsyncs. Replaying a commit therefore writes the same bytes again.
 func appendLog(path string, size int64, lines []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, publicFileMode)
+	f, err := durable.OpenFile(path, os.O_RDWR|os.O_CREATE, publicFileMode)
 	if err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
 	st, err := f.Stat()
-	if err == nil {
-		err = f.Chmod(publicFileMode) // whatever the umask
-	}
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("release: %w", err)

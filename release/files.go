@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/public"
 	"github.com/klauspost/compress/gzip"
 )
@@ -49,13 +50,9 @@ const copyChunk = 4 << 20
 // createWARCFile opens a temp file for the public file rel, whose sealed ranges cp copies.
 func createWARCFile(tmpDir, rel string, cp *copier) (*warcFile, error) {
 	tmp := filepath.Join(tmpDir, filepath.Base(rel))
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_TRUNC, publicFileMode)
+	f, err := durable.Create(tmp, publicFileMode)
 	if err != nil {
 		return nil, fmt.Errorf("release: create %s: %w", tmp, err)
-	}
-	if err := f.Chmod(publicFileMode); err != nil { // whatever the umask
-		f.Close()
-		return nil, fmt.Errorf("release: %w", err)
 	}
 	w := &warcFile{rel: rel, tmp: tmp, f: f, cp: cp}
 	w.bw = bufio.NewWriterSize(countWriter{w}, 256<<10)
@@ -150,12 +147,9 @@ func (w *warcFile) finish() ([]journalFile, []*os.File, error) {
 	}
 	sort.Slice(w.lines, func(i, j int) bool { return bytes.Compare(w.lines[i], w.lines[j]) < 0 })
 	cdxTmp := public.CDXJName(w.tmp)
-	cdx, err := os.OpenFile(cdxTmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, publicFileMode)
+	cdx, err := durable.Create(cdxTmp, publicFileMode)
 	if err == nil {
-		if err = cdx.Chmod(publicFileMode); err == nil { // whatever the umask
-			_, err = cdx.Write(bytes.Join(w.lines, nil))
-		}
-		if err != nil {
+		if _, err = cdx.Write(bytes.Join(w.lines, nil)); err != nil {
 			cdx.Close()
 		}
 	}

@@ -156,17 +156,7 @@ func syncFile(path string) error {
 }
 
 // createPublic creates (or truncates) path with the public file mode, whatever the umask.
-func createPublic(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, publicFileMode)
-	if err != nil {
-		return nil, err
-	}
-	if err := f.Chmod(publicFileMode); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
+func createPublic(path string) (*os.File, error) { return durable.Create(path, publicFileMode) }
 
 // writeFile writes b to path with the public file mode (whatever the umask), unsynced.
 func writeFile(path string, b []byte) error {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/watch"
 	"github.com/archivectl/archivectl/objectstore"
 	"github.com/archivectl/archivectl/objectstore/publish"
 	"github.com/archivectl/archivectl/public"
@@ -197,18 +198,12 @@ func (m *Mirror) Refresh(ctx context.Context) (bool, error) {
 // Watch refreshes the view every Options.Refresh until ctx ends; a failed refresh is logged
 // and tried again at the next tick, the previous view serving meanwhile.
 func (m *Mirror) Watch(ctx context.Context) {
-	t := time.NewTicker(m.opt.Refresh)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := m.Refresh(ctx); err != nil && ctx.Err() == nil {
-				m.log.Warn("mirror not refreshed; serving the previous view and retrying", "err", err)
-			}
-		}
-	}
+	watch.Every(ctx, m.opt.Refresh, func(ctx context.Context) error {
+		_, err := m.Refresh(ctx)
+		return err
+	}, func(err error) {
+		m.log.Warn("mirror not refreshed; serving the previous view and retrying", "err", err)
+	})
 }
 
 // viewPath is where a node's CDXJ file goes in the view: in the same directory, its name
