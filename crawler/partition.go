@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/archivectl/archivectl/internal/invalid"
 )
 
 // Partition is one share of a crawl split across N nodes by origin: the origins whose stable
@@ -23,11 +25,11 @@ func ParsePartition(s string) (Partition, error) {
 	n, nerr := strconv.Atoi(ns)
 	switch {
 	case !ok || kerr != nil || nerr != nil || strings.ContainsAny(s, "+ \t") || ks == "" || ns == "":
-		return Partition{}, fmt.Errorf("partition %q is not K/N: give two whole numbers, e.g. 0/3", s)
+		return Partition{}, &invalid.Value{What: "partition", Value: s, Reason: "not K/N: give two whole numbers, e.g. 0/3"}
 	case n <= 0:
-		return Partition{}, fmt.Errorf("partition %q: N must be at least 1", s)
+		return Partition{}, &invalid.Value{What: "partition", Value: s, Reason: "N must be at least 1"}
 	case k < 0 || k >= n:
-		return Partition{}, fmt.Errorf("partition %q: K must be from 0 to %d (partitions are numbered from 0)", s, n-1)
+		return Partition{}, &invalid.Value{What: "partition", Value: s, Reason: fmt.Sprintf("K must be from 0 to %d (partitions are numbered from 0)", n-1)}
 	}
 	return Partition{K: k, N: n}, nil
 }

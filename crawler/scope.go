@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/internal/invalid"
 	"golang.org/x/net/publicsuffix"
 )
 
@@ -171,7 +172,7 @@ func parseURLPattern(raw string) (urlPattern, error) {
 	}
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
-		return urlPattern{}, fmt.Errorf("pattern %q: start it with / (any origin) or http(s)://host/", raw)
+		return urlPattern{}, &invalid.Value{What: "pattern", Value: raw, Reason: "start it with / (any origin) or http(s)://host/"}
 	}
 	authority, path := rest, "/"
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
@@ -179,7 +180,7 @@ func parseURLPattern(raw string) (urlPattern, error) {
 	}
 	u, ok := canonical(&url.URL{Scheme: scheme, Host: authority})
 	if !ok || strings.ContainsAny(authority, "*$?#@") {
-		return urlPattern{}, fmt.Errorf("pattern %q: %q is not an http(s) origin", raw, scheme+"://"+authority)
+		return urlPattern{}, &invalid.Value{What: "pattern", Value: raw, Reason: fmt.Sprintf("%q is not an http(s) origin", scheme+"://"+authority)}
 	}
 	return urlPattern{origin: origin(u), path: robots.CompilePattern(path)}, nil
 }

@@ -7,17 +7,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 var discard = slog.New(slog.DiscardHandler)
 
 // get asks h for target and returns the recorded answer.
-func get(t testing.TB, h http.Handler, target string) *httptest.ResponseRecorder {
-	t.Helper()
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
-	return rec
-}
+var get = testkit.Get
 
 // decode reads a JSON body into v.
 func decode(t testing.TB, r io.Reader, v any) {

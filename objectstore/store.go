@@ -20,6 +20,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/archivectl/archivectl/internal/invalid"
 )
 
 // Store is an object store with create-once names. Names are slash-separated paths relative to
@@ -92,19 +94,19 @@ func ParseLocation(s string) (Location, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return Location{}, fmt.Errorf("public %q is not a URL: give s3://BUCKET/PREFIX or file:///DIR", s)
+		return Location{}, &invalid.Value{What: "public", Value: s, Reason: "not a URL: give s3://BUCKET/PREFIX or file:///DIR"}
 	}
 	switch u.Scheme {
 	case "s3":
 		if u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Port() != "" {
-			return Location{}, fmt.Errorf("public %q: an s3 URL is s3://BUCKET/PREFIX alone; credentials, region and endpoint come from the AWS environment and files", s)
+			return Location{}, &invalid.Value{What: "public", Value: s, Reason: "an s3 URL is s3://BUCKET/PREFIX alone; credentials, region and endpoint come from the AWS environment and files"}
 		}
 		if !bucketName.MatchString(u.Host) || strings.Contains(u.Host, "..") {
-			return Location{}, fmt.Errorf("public %q: %q is not a bucket name (3-63 lower-case letters, digits, '.' and '-')", s, u.Host)
+			return Location{}, &invalid.Value{What: "public", Value: s, Reason: fmt.Sprintf("%q is not a bucket name (3-63 lower-case letters, digits, '.' and '-')", u.Host)}
 		}
 		prefix := strings.Trim(u.Path, "/")
 		if prefix != "" && !fs.ValidPath(prefix) {
-			return Location{}, fmt.Errorf("public %q: the prefix %q has an empty, '.' or '..' segment", s, prefix)
+			return Location{}, &invalid.Value{What: "public", Value: s, Reason: fmt.Sprintf("the prefix %q has an empty, '.' or '..' segment", prefix)}
 		}
 		raw := "s3://" + u.Host
 		if prefix != "" {
@@ -113,12 +115,12 @@ func ParseLocation(s string) (Location, error) {
 		return Location{Kind: S3, Bucket: u.Host, Prefix: prefix, raw: raw}, nil
 	case "file":
 		if u.Host != "" && u.Host != "localhost" || !path.IsAbs(u.Path) || u.RawQuery != "" {
-			return Location{}, fmt.Errorf("public %q: a file URL is file:///ABSOLUTE/DIR", s)
+			return Location{}, &invalid.Value{What: "public", Value: s, Reason: "a file URL is file:///ABSOLUTE/DIR"}
 		}
 		dir := path.Clean(u.Path)
 		return Location{Kind: File, Dir: dir, raw: "file://" + dir}, nil
 	}
-	return Location{}, fmt.Errorf("public %q: give s3://BUCKET/PREFIX, file:///DIR, or nothing for the data directory's public/", s)
+	return Location{}, &invalid.Value{What: "public", Value: s, Reason: "give s3://BUCKET/PREFIX, file:///DIR, or nothing for the data directory's public/"}
 }
 
 // validName checks an object name given to a Store.

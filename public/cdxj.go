@@ -33,7 +33,7 @@ type CDXJ struct {
 // The values of CDXJ.State. A line states what it is, never what may change: a shard's line is
 // a released capture, forever; a tombstone's line says that a tombstone was published for a
 // capture under embargo until release_at, and stays true once the capture is released (the
-// capture's state is whether a released line exists, and release_at against the reader's clock).
+// capture's state is whether a released line exists, whatever the reader's clock says).
 // Tombstone lines of earlier versions say StateEmbargoed; readers take it as StateTombstone. The
 // lookup also names a capture not yet released StateEmbargoed.
 const (

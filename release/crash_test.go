@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 // The child process of TestKillDuringPass: it runs one pass over RELEASE_CHILD_DIR at
@@ -62,14 +64,6 @@ func runChild(t *testing.T, dir string, now time.Time, killAt int, timeKill time
 	return out.String(), err
 }
 
-// copyTree copies a data directory.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestKillDuringPass kills a child process at random points of release passes (at a random
 // crash step, or after a random delay) over many trials; the next pass must leave every due
 // capture in public/ exactly once, every other one with exactly one tombstone, and Verify clean.
@@ -103,7 +97,7 @@ func TestKillDuringPass(t *testing.T) {
 	stepsAt := map[int]int{}
 	for k, now := range nows {
 		dir := tempDir()
-		copyTree(t, template.dir, dir)
+		testkit.CopyTree(t, template.dir, dir)
 		r := New(dir, Options{ShardSize: 6 << 10, Logger: quietLogger()})
 		for _, earlier := range nows[:k] {
 			mustPass(t, r, earlier)
@@ -126,7 +120,7 @@ func TestKillDuringPass(t *testing.T) {
 	killed := 0
 	for trial := range trials {
 		dir := tempDir()
-		copyTree(t, template.dir, dir)
+		testkit.CopyTree(t, template.dir, dir)
 		r := New(dir, Options{ShardSize: 6 << 10, Logger: quietLogger()})
 		// Start from a random earlier state, then interrupt the pass at a later now.
 		k := rng.IntN(len(nows))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/internal/invalid"
 	"github.com/archivectl/archivectl/objectstore"
 	"github.com/archivectl/archivectl/objectstore/publish"
 	"github.com/archivectl/archivectl/release"
@@ -73,13 +74,11 @@ func (c *Config) problems() []problem {
 	cc := c.Crawl
 	if cc.Partition != "" {
 		if _, err := crawler.ParsePartition(cc.Partition); err != nil {
-			_, reason, _ := strings.Cut(err.Error(), ": ")
-			bad("crawl.partition", cc.Partition, reason)
+			bad("crawl.partition", cc.Partition, reasonOf(err))
 		}
 	}
 	if _, err := objectstore.ParseLocation(c.Public); err != nil {
-		_, reason, _ := strings.Cut(err.Error(), ": ")
-		bad("public", c.Public, reason)
+		bad("public", c.Public, reasonOf(err))
 	}
 	if c.Node != "" && publish.ValidNode(c.Node) != nil {
 		bad("node", c.Node, "use 1-63 lower-case letters, digits and '-', starting with a letter or digit")
@@ -140,4 +139,13 @@ func checkListen(addr string) error {
 // hasControl reports whether s holds a control character, which no header or warcinfo field may.
 func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f })
+}
+
+// reasonOf is what to tell of a value a parser refused: its reason (an *invalid.Value), or the
+// whole error when it has none.
+func reasonOf(err error) string {
+	if r, ok := invalid.Reason(err); ok {
+		return r
+	}
+	return err.Error()
 }

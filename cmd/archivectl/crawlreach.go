@@ -1,11 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"maps"
 	"net"
 	"slices"
-	"strings"
 
 	"github.com/archivectl/archivectl/crawler"
 )
@@ -48,7 +46,7 @@ func reachProblems(cc CrawlConfig, bad func(key string, value any, reason string
 	}{{"crawl.include", cc.Include}, {"crawl.exclude", cc.Exclude}} {
 		for _, p := range l.patterns {
 			if err := (crawler.Config{Include: []string{p}}).Validate(); err != nil {
-				bad(l.key, p, strings.TrimPrefix(err.Error(), fmt.Sprintf("pattern %q: ", p)))
+				bad(l.key, p, reasonOf(err))
 			}
 		}
 	}

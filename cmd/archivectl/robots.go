@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/archivectl/archivectl/aipref"
 	"github.com/archivectl/archivectl/crawler/robots"
 )
 
@@ -23,27 +22,6 @@ used for every URL; without it /robots.txt is fetched from each URL's origin.
 
 flags:
 `
-
-// robotsResult is one line of output: the contract fields first (docs/formats.md#robots-json), then the extras.
-type robotsResult struct {
-	URL          string            `json:"url"`
-	Allowed      bool              `json:"allowed"`
-	EmbargoDays  *int              `json:"embargo_days"`  // null: no valid Archive-Embargo applies, or not allowed
-	ContentUsage []string          `json:"content_usage"` // raw statements of the longest-matching Content-Usage rule(s)
-	Usage        map[string]string `json:"usage"`         // combined per category: allow, disallow, unknown; null when not allowed
-	Rule         robots.Rule       `json:"rule"`          // the deciding rule
-	CrawlDelay   *float64          `json:"crawl_delay"`   // seconds; null when the group sets none
-	Robots       robotsSource      `json:"robots"`        // where the rules came from
-}
-
-// robotsSource says which robots.txt decided and how it was obtained.
-type robotsSource struct {
-	URL          string `json:"url"`              // the robots.txt URL, or the file given with --robots
-	Availability string `json:"availability"`     // available, unavailable (allow all), unreachable (disallow all)
-	Status       int    `json:"status,omitempty"` // HTTP status of the last exchange
-	Reason       string `json:"reason,omitempty"` // how the fetch ended
-	Stale        bool   `json:"stale,omitempty"`  // a cached copy used while unreachable
-}
 
 // runRobots is "archivectl robots".
 func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -109,7 +87,7 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			fmt.Fprintf(stderr, "archivectl robots: interrupted: %v\n", err)
 			return 1
 		}
-		res := robotsOutput(t, r.EvaluatePath(token, t.PathQuery), r)
+		res := robots.NewReport(t, r.EvaluatePath(token, t.PathQuery), r)
 		if file != "" {
 			res.Robots.URL = file
 		}
@@ -154,47 +132,4 @@ func readRobotsFile(name string, stdin io.Reader) (*robots.Policy, error) {
 		return nil, fmt.Errorf("cannot read robots.txt file %s: %v", name, err)
 	}
 	return p, nil
-}
-
-// robotsOutput is the output line for one URL: the decision d of r.
-func robotsOutput(t robots.Target, d robots.Decision, r *robots.File) robotsResult {
-	res := robotsResult{
-		URL:          t.Raw,
-		Allowed:      d.Allowed,
-		ContentUsage: d.ContentUsage,
-		Rule:         d.Rule,
-		Robots: robotsSource{
-			Availability: r.Availability.String(),
-			Reason:       r.Reason,
-			Stale:        r.Stale,
-		},
-	}
-	if res.ContentUsage == nil {
-		res.ContentUsage = []string{}
-	}
-	if t.Origin != "" {
-		res.Robots.URL = t.Origin + "/robots.txt"
-	}
-	if n := len(r.Hops); n > 0 {
-		res.Robots.Status = r.Hops[n-1].Status
-	}
-	if d.Allowed && d.Period.Days() > 0 {
-		days := d.Period.Days()
-		res.EmbargoDays = &days
-	}
-	if d.CrawlDelay > 0 {
-		s := d.CrawlDelay.Seconds()
-		res.CrawlDelay = &s
-	}
-	if d.Allowed {
-		combined := d.Usage()
-		res.Usage = make(map[string]string)
-		for _, label := range aipref.Categories() {
-			res.Usage[label] = map[aipref.Value]string{aipref.Allow: "allow", aipref.Disallow: "disallow"}[combined.Get(label)]
-			if res.Usage[label] == "" {
-				res.Usage[label] = "unknown"
-			}
-		}
-	}
-	return res
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/objectstore"
 	"github.com/archivectl/archivectl/objectstore/mirror"
@@ -31,10 +31,10 @@ import (
 // node is one crawl node of a test: its data directory and host.
 type node struct{ name, dir, host string }
 
+// get asks h for path: the status and body.
 func get(t *testing.T, h http.Handler, path string) (int, string) {
 	t.Helper()
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+	rec := testkit.Get(t, h, path)
 	return rec.Code, rec.Body.String()
 }
 

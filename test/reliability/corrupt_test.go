@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
 	"github.com/nlnwa/gowarc/v3"
@@ -144,7 +145,7 @@ func TestCorruptSealedWARC(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(10+i)))
 			dir := filepath.Join(base, fmt.Sprintf("case-%d", i))
-			copyTree(t, data, dir)
+			testkit.CopyTree(t, data, dir)
 			victim := names[1+rng.IntN(len(names)-1)]
 			file := filepath.Base(victim)
 			path := filepath.Join(dir, layout.SealedDir, file)
@@ -229,7 +230,7 @@ func TestCorruptPublicShard(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, uint64(30+i)))
 			dir := filepath.Join(base, fmt.Sprintf("case-%d", i))
-			copyTree(t, data, dir)
+			testkit.CopyTree(t, data, dir)
 			victim := shards[rng.IntN(len(shards))]
 			file := filepath.Base(victim)
 			path := filepath.Join(dir, "public", "shards", file)
@@ -338,7 +339,7 @@ func TestSealedByteFlip(t *testing.T) {
 			dir := filepath.Join(base, fmt.Sprintf("case-%d", n))
 			t.Run(typ.String()+"/"+spot.name, func(t *testing.T) {
 				t.Parallel()
-				copyTree(t, data, dir)
+				testkit.CopyTree(t, data, dir)
 				path := filepath.Join(dir, layout.SealedDir, file)
 				b, _ := os.ReadFile(path)
 				b[spot.at(m)] ^= 0x20
@@ -421,7 +422,7 @@ func TestPublicShardByteFlip(t *testing.T) {
 		t.Run(spot.name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(base, fmt.Sprintf("case-%d", i))
-			copyTree(t, data, dir)
+			testkit.CopyTree(t, data, dir)
 			path := filepath.Join(dir, "public", "shards", file)
 			b, _ := os.ReadFile(path)
 			b[spot.at(m)] ^= 0x20

@@ -3,9 +3,7 @@ package reliability
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/archivectl/archivectl/store"
@@ -75,14 +74,14 @@ func TestKillReleasePass(t *testing.T) {
 		// A pass at a random instant after every capture: some due, most not.
 		now := p2.Add(time.Duration(rng.Int64N(int64(120 * 24 * time.Hour)))).Truncate(time.Second)
 		dir := filepath.Join(base, fmt.Sprintf("trial-%02d", trial))
-		copyTree(t, data, dir)
+		testkit.CopyTree(t, data, dir)
 		passArgs := func(d string) []string {
 			return []string{"release", "--data", d, "--config", cfg, "--now", now.Format(time.RFC3339)}
 		}
 		args := passArgs(dir)
 		if took == 0 { // calibrate on a throwaway copy
 			calib := filepath.Join(base, "calibrate")
-			copyTree(t, data, calib)
+			testkit.CopyTree(t, data, calib)
 			ref := run(t, passArgs(calib)...)
 			if ref.code != 0 {
 				t.Fatalf("reference pass: exit %d: %s", ref.code, ref.stderr)
@@ -262,40 +261,4 @@ func checkPublished(t *testing.T, dir string, g *generator, now time.Time, where
 		return nil
 	})
 	return released, tombstoned
-}
-
-// copyTree copies the directory src to dst (which must not exist), keeping file modes.
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(target, info.Mode().Perm())
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("copy %s: %v", src, err)
-	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/release"
 )
 
@@ -71,7 +72,7 @@ func TestDamagedIndex(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := filepath.Join(base, fmt.Sprintf("case-%d", i))
-			copyTree(t, data, dir)
+			testkit.CopyTree(t, data, dir)
 			path := filepath.Join(dir, layout.IndexFile)
 			b, err := os.ReadFile(path)
 			if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,21 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/release"
 )
 
-// get asks h for target and returns the status and body.
-func get(h http.Handler, target string) (int, []byte) {
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	req.URL, _ = url.ParseRequestURI(target)
-	if req.URL == nil { // a target url.ParseRequestURI refuses still reaches a server as raw bytes
-		req.URL = &url.URL{Path: "/api/v1/captures", RawQuery: strings.TrimPrefix(target, "/api/v1/captures?")}
-	}
-	req.RequestURI = target
-	h.ServeHTTP(rec, req)
+// get asks h for target (sent as raw bytes where it is no valid request URI) and returns the
+// status and body.
+func get(t testing.TB, h http.Handler, target string) (int, []byte) {
+	t.Helper()
+	rec := testkit.Get(t, h, target)
 	return rec.Code, rec.Body.Bytes()
 }
 
@@ -54,7 +49,7 @@ func checkLookupAfterDamage(t *testing.T, dir string, g *generator, now time.Tim
 			file = entries[c.original.id].Public.File // format=payload serves the original's record
 		}
 		target := fmt.Sprintf("/api/v1/record?url=%s&timestamp=%s&format=payload", url.QueryEscape(c.url), c.time.UTC().Format("20060102150405"))
-		code, b := get(srv, target)
+		code, b := get(t, srv, target)
 		switch {
 		case file != damaged && (code != http.StatusOK || !strings.Contains(string(b), c.marker)):
 			t.Errorf("%s (in %s, undamaged): %d %.200s", c.url, file, code, b)
@@ -121,7 +116,7 @@ func TestHostileQueries(t *testing.T) {
 		{"static traversal", "/static/..%2f..%2findex.db"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, b := get(srv, tc.target)
+			code, b := get(t, srv, tc.target)
 			switch {
 			case code >= 500:
 				t.Errorf("%d (server error): %.300s", code, b)
@@ -135,7 +130,7 @@ func TestHostileQueries(t *testing.T) {
 		})
 	}
 	// The service is unharmed: a good query still answers in full.
-	code, b := get(srv, "/api/v1/record?url="+q+"&format=payload&timestamp="+good.time.UTC().Format("20060102150405"))
+	code, b := get(t, srv, "/api/v1/record?url="+q+"&format=payload&timestamp="+good.time.UTC().Format("20060102150405"))
 	if code != http.StatusOK || !strings.Contains(string(b), good.marker) {
 		t.Errorf("after the hostile queries, a good query answers %d %.200s", code, b)
 	}
@@ -200,13 +195,13 @@ func TestMalformedCDXJ(t *testing.T) {
 	}
 	for _, c := range g.all {
 		target := fmt.Sprintf("/api/v1/record?url=%s&timestamp=%s&format=payload", url.QueryEscape(c.url), c.time.UTC().Format("20060102150405"))
-		if code, b := get(srv, target); code != http.StatusOK || !strings.Contains(string(b), c.marker) {
+		if code, b := get(t, srv, target); code != http.StatusOK || !strings.Contains(string(b), c.marker) {
 			t.Errorf("good capture %s: %d %.200s", c.url, code, b)
 		}
 	}
 	for _, u := range []string{"https://traversal.evil.com/", "https://absolute.evil.com/", "https://negative.evil.com/", "https://huge.evil.com/"} {
 		for _, format := range []string{"payload", "warc", "warc.gz"} {
-			code, b := get(srv, "/api/v1/record?url="+url.QueryEscape(u)+"&format="+format)
+			code, b := get(t, srv, "/api/v1/record?url="+url.QueryEscape(u)+"&format="+format)
 			switch {
 			case strings.Contains(string(b), "OUTSIDE-PUBLIC") || strings.Contains(string(b), "root:"):
 				t.Errorf("%s (%s): serves a file outside public/: %.200s", u, format, b)

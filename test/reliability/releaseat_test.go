@@ -44,7 +44,7 @@ func TestPublicReleaseTimeNotEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, b := get(srv, "/api/v1/captures?url="+url.QueryEscape(c.url))
+	code, b := get(t, srv, "/api/v1/captures?url="+url.QueryEscape(c.url))
 	var ans struct {
 		Captures []struct {
 			ReleaseAt time.Time `json:"release_at"`

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 	bolt "go.etcd.io/bbolt"
 )
@@ -35,7 +36,7 @@ func TestUpgradeByBinary(t *testing.T) {
 		t.Skip("spawns processes")
 	}
 	dir := t.TempDir()
-	copyTree(t, v1Fixture, dir)
+	testkit.CopyTree(t, v1Fixture, dir)
 	// The fixture predates the public index too: verify would report it missing.
 	if r := run(t, "reindex-public", "--data", dir); r.code != 0 || r.stderr != "" {
 		t.Fatalf("reindex-public of the schema 1 fixture: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -189,7 +190,7 @@ func TestKillUpgrade(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 13))
 	base := memDir(t)
 	template := filepath.Join(base, "template")
-	copyTree(t, v1Fixture, template)
+	testkit.CopyTree(t, v1Fixture, template)
 	want := growV1(t, filepath.Join(template, layout.IndexFile), 10000)
 	v1, err := os.ReadFile(filepath.Join(template, layout.IndexFile))
 	if err != nil {
@@ -213,14 +214,14 @@ func TestKillUpgrade(t *testing.T) {
 		}
 	}
 	whole := filepath.Join(base, "whole")
-	copyTree(t, template, whole)
+	testkit.CopyTree(t, template, whole)
 	took, _ := upgradeChild(t, whole, false, 0)
 	check(whole)
 	t.Logf("an upgrade of %d captures took %s", len(want), took.Round(time.Millisecond))
 	outcomes := map[string]int{}
 	for trial := range crashTrials() * 2 {
 		dir := filepath.Join(base, fmt.Sprintf("trial-%02d", trial))
-		copyTree(t, template, dir)
+		testkit.CopyTree(t, template, dir)
 		_, killed := upgradeChild(t, dir, true, time.Duration(rng.Int64N(int64(took+took/4))))
 		now, err := os.ReadFile(filepath.Join(dir, layout.IndexFile))
 		if err != nil {

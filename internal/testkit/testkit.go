@@ -1,0 +1,70 @@
+// Package testkit holds the helpers that tests of several packages share, written once: asking
+// an http.Handler for a target, and copying a data directory. Only tests import it.
+package testkit
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Get asks h for target (a request URI, sent as it is even where url.ParseRequestURI would
+// refuse it, as a hostile client's raw bytes would be) and returns the recorded answer.
+func Get(t testing.TB, h http.Handler, target string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	if u, err := url.ParseRequestURI(target); err == nil {
+		req.URL = u
+	} else if u, err := url.Parse(target); err == nil {
+		req.URL = u
+	} else {
+		t.Fatalf("GET %q: not a request target: %v", target, err)
+	}
+	req.RequestURI = target
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// CopyTree copies the directory src to dst (which must not exist), keeping file modes. A file
+// that disappears while the tree is copied (a writer still at work) is left out.
+func CopyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(target, info.Mode().Perm())
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
