@@ -32,6 +32,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /{$}", m.route("page", s.handlePage))
 	mux.Handle("GET /calendar.svg", m.route("calendar_svg", s.handleCalendarSVG))
 	mux.Handle("GET /static/", m.route("static", handleStatic))
+	s.registerFeeds(mux)
 	if s.opt.Metrics != nil {
 		mux.Handle("GET /metrics", m.route("metrics", s.opt.Metrics.ServeHTTP))
 	}

@@ -11,6 +11,7 @@
 //	GET /api/v1/calendar                                                     upcoming releases per day
 //	GET /[?url=URL[&matchType=prefix&cursor=C]]                              the page: the archive at a glance, a capture card, or a prefix list
 //	GET /calendar.svg[?layout=tall]                                          the release calendar alone
+//	GET /feed/{releases,upcoming}.{atom,json}[?host=HOST|?prefix=URL]        release feeds, Atom and JSON Feed (feed.go)
 package lookup
 
 import (
@@ -59,6 +60,7 @@ type Server struct {
 	maxVerified int
 	damaged     prometheus.Counter // records refused or cut off because they failed a check
 	recent      atomic.Pointer[recentList]
+	feeds       feedCache // the release feeds read from the current index (feed.go)
 }
 
 // maxVerified is how much of a record answer is held until the record is verified.
