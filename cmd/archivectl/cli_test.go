@@ -245,8 +245,8 @@ func TestDemoCommandLine(t *testing.T) {
 	t.Parallel()
 	exe := archivectlBinary(t)
 	stdout, stderr, code := runCmd(t, exe, "demo", "--help")
-	if code != 0 || stdout != "" || !strings.HasPrefix(stderr, "usage: archivectl demo ") ||
-		!strings.Contains(stderr, `data directory (default "./demo-data")`) || strings.Contains(stderr, "archive-data") || strings.Contains(stderr, "Usage of") {
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: archivectl demo ") ||
+		!strings.Contains(stdout, `data directory (default "./demo-data")`) || strings.Contains(stdout, "archive-data") || strings.Contains(stdout, "Usage of") {
 		t.Errorf("demo --help: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 
@@ -359,18 +359,39 @@ func TestCrawlOutcomes(t *testing.T) {
 	}
 }
 
-// TestHelpCommand: "archivectl help COMMAND" prints the command's usage, not the list of commands.
+// TestHelpCommand: "archivectl help COMMAND", "archivectl COMMAND --help" and "-h" print the
+// command's usage and flags on stdout (so that `archivectl crawl --help | less` shows them) and
+// exit 0, nothing on stderr; so do "archivectl help", "-h" and "--help" with the list of commands.
+// Bad usage stays on stderr with exit 2: an unknown command or flag, no command at all.
 func TestHelpCommand(t *testing.T) {
 	t.Parallel()
 	exe := archivectlBinary(t)
 	for _, cmd := range []string{"crawl", "release", "serve", "robots", "verify", "reindex-public", "export", "demo", "version"} {
-		stdout, stderr, code := runCmd(t, exe, "help", cmd)
-		if code != 0 || stdout != "" || !strings.HasPrefix(stderr, "usage: archivectl "+cmd) {
-			t.Errorf("help %s: exit %d, stdout %q, stderr:\n%s", cmd, code, stdout, stderr)
+		for _, args := range [][]string{{"help", cmd}, {cmd, "--help"}, {cmd, "-h"}, {cmd, "-help"}} {
+			stdout, stderr, code := runCmd(t, exe, args...)
+			if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: archivectl "+cmd) || cmd != "version" && !strings.Contains(stdout, "\n  -") {
+				t.Errorf("%q: exit %d, stderr %q, stdout:\n%s", args, code, stderr, stdout)
+			}
 		}
 	}
-	if _, stderr, code := runCmd(t, exe, "help", "nope"); code != 2 || !strings.Contains(stderr, `unknown command "nope"`) {
-		t.Errorf("help nope: exit %d, stderr %q", code, stderr)
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		if stdout, stderr, code := runCmd(t, exe, args...); code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: archivectl COMMAND") {
+			t.Errorf("%q: exit %d, stderr %q, stdout:\n%s", args, code, stderr, stdout)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage: archivectl COMMAND"},
+		{[]string{"help", "nope"}, `unknown command "nope"`},
+		{[]string{"nope", "--help"}, `unknown command "nope"`},
+		{[]string{"crawl", "--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
+		{[]string{"release", "--now", "yesterday"}, "--now"},
+	} {
+		if stdout, stderr, code := runCmd(t, exe, tc.args...); code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q on stderr", tc.args, code, stdout, stderr, tc.want)
+		}
 	}
 }
 

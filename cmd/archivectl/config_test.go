@@ -164,7 +164,7 @@ func TestReachSettings(t *testing.T) {
 			t.Parallel()
 			var errb strings.Builder
 			cfg, _, code, ok := cli{name: "crawl", config: true, flags: func(fs *flagSet, c *Config) { reachFlags(fs, &c.Crawl) }}.
-				parse(append([]string{"--config", path}, tc.args...), &errb)
+				parse(append([]string{"--config", path}, tc.args...), &errb, &errb)
 			if !ok {
 				t.Fatalf("exit %d: %s", code, errb.String())
 			}
@@ -254,10 +254,10 @@ func TestFlagsDefaultToConfig(t *testing.T) {
 		}
 	}
 	var out, errb strings.Builder
-	if code := runCrawl(context.Background(), []string{"--config", cfg, "-h"}, nil, &out, &errb); code != 0 ||
-		!strings.Contains(errb.String(), `(default "filebot")`) || !strings.Contains(errb.String(), "(default 7s)") ||
-		!strings.Contains(errb.String(), `(default "domain")`) || !strings.Contains(errb.String(), "(default /news/, /sport/)") {
-		t.Errorf("crawl -h with a config: exit %d\n%s", code, errb.String())
+	if code := runCrawl(context.Background(), []string{"--config", cfg, "-h"}, nil, &out, &errb); code != 0 || errb.Len() != 0 ||
+		!strings.Contains(out.String(), `(default "filebot")`) || !strings.Contains(out.String(), "(default 7s)") ||
+		!strings.Contains(out.String(), `(default "domain")`) || !strings.Contains(out.String(), "(default /news/, /sport/)") {
+		t.Errorf("crawl -h with a config: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 	if d := defaultConfig().Crawl.Delay; d != time.Second {
 		t.Errorf("default delay %s, want the crawler's 1s", d)

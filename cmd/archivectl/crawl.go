@@ -32,7 +32,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fs.stringKey(&c.Crawl.Partition, "partition", "crawl.partition", "crawl only the origins of partition K of N (0 ≤ K < N, e.g. 0/3): give every node the same seeds")
 			fs.BoolVar(&verbose, "v", false, "log every decision, not only notable events")
 		},
-	}.parse(args, stderr)
+	}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -54,7 +54,7 @@ func runDemo(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address of the lookup page")
 			fs.durationKey(&c.Crawl.Delay, "delay", "crawl.delay", "minimum delay between requests to one demo origin")
 		},
-	}.parse(args, stderr)
+	}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -44,7 +44,7 @@ func runExport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			fs.Var(&listFlag{p: &exclude}, "exclude-usage", "leave out captures whose combined Content-Usage preference is this, e.g. train-ai=n (repeatable)")
 			fs.Var(&listFlag{p: &require}, "require-usage", "keep only captures whose combined Content-Usage preference is this, e.g. train-ai=y (repeatable)")
 		},
-	}.parse(args, stderr)
+	}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}

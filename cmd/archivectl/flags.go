@@ -78,8 +78,9 @@ func (l *listFlag) Set(v string) error {
 // "--" positional. With config, the file named by --config is read first (strictly, see
 // loadConfig) and its values are the flags' defaults; the configuration is checked again once the
 // flags are applied, and a bad value names its flag. ok is false when the command is over: after
-// -h (code 0) or a usage error, reported in one line (code 2).
-func (c cli) parse(args []string, stderr io.Writer) (cfg Config, pos []string, code int, ok bool) {
+// -h or --help, whose usage goes to stdout (code 0: `archivectl crawl --help | less` shows it),
+// or a usage error, reported in one line on stderr (code 2).
+func (c cli) parse(args []string, stdout, stderr io.Writer) (cfg Config, pos []string, code int, ok bool) {
 	cfg = defaultConfig()
 	if c.config {
 		// A first pass finds --config; a bad command line is reported by the second.
@@ -100,8 +101,8 @@ func (c cli) parse(args []string, stderr io.Writer) (cfg Config, pos []string, c
 	fs := c.flagSet(&cfg, &path)
 	pos, err := parseArgs(fs.FlagSet, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stderr, c.usage)
-		fs.SetOutput(stderr)
+		fmt.Fprint(stdout, c.usage)
+		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		return cfg, nil, 0, false
 	}

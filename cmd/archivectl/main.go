@@ -57,11 +57,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) >= 2 && args[0] == "help" {
 		args = []string{args[1], "-h"} // "archivectl help crawl" is "archivectl crawl -h"
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 { // bad usage: the list of commands goes to stderr
 		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" { // asked for: stdout
+		fmt.Fprint(stdout, usage)
 		return 0
 	}
 	if args[0] == "--version" {

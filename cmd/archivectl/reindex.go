@@ -20,7 +20,7 @@ func runReindexPublic(ctx context.Context, args []string, stdin io.Reader, stdou
 		usage: "usage: archivectl reindex-public [--data DIR] [--config FILE]\n" +
 			"Rebuilds the lookup's public index (public/index/) from the public CDXJ files.\n",
 		config: true,
-	}.parse(args, stderr)
+	}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}

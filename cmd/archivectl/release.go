@@ -40,7 +40,7 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fs.StringVar(&nowFlag, "now", "", "release as of this instant, RFC 3339 (default: the current time)")
 			fs.BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 		},
-	}.parse(args, stderr)
+	}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -34,7 +34,7 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against user-agent lines")
 			fs.StringVar(&file, "robots", "", `robots.txt file to evaluate ("-" for stdin); without it, fetch from each URL's origin`)
 		},
-	}.parse(args, stderr)
+	}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -42,7 +42,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
 			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
 		},
-	}.parse(args, stderr)
+	}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -27,7 +27,7 @@ func runVerify(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			sharedFlags(fs, c)
 			fs.BoolVar(&reindex, "reindex", false, "first rebuild index.db from the sealed WARC files alone (release states are kept when the old index is readable)")
 		},
-	}.parse(args, stderr)
+	}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}

@@ -9,7 +9,7 @@ import (
 
 // runVersion prints the module version and the VCS commit the binary was built from.
 func runVersion(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	_, pos, code, ok := cli{name: "version", usage: "usage: archivectl version (or archivectl --version)\n"}.parse(args, stderr)
+	_, pos, code, ok := cli{name: "version", usage: "usage: archivectl version (or archivectl --version)\n"}.parse(args, stdout, stderr)
 	if !ok {
 		return code
 	}
