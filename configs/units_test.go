@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -214,6 +215,24 @@ func TestUnitsAgree(t *testing.T) {
 	sysusers := readUnit(t, "archivectl.sysusers")
 	if !regexp.MustCompile(`(?m)^u archivectl - "[^"]*" /var/lib/archivectl /usr/sbin/nologin$`).MatchString(sysusers) {
 		t.Errorf("archivectl.sysusers does not declare the archivectl user with home /var/lib/archivectl:\n%s", sysusers)
+	}
+}
+
+// TestCrawlUnitStopStatus: the crawl unit counts as success the exit statuses of a crawl stopped
+// by a signal (128 + its number: 143 for its KillSignal, SIGTERM, and 130 for SIGINT), and never
+// 1, the status of a failed crawl (cmd/archivectl/main.go, interruptedStatus).
+func TestCrawlUnitStopStatus(t *testing.T) {
+	text := readUnit(t, "archivectl-crawl.service")
+	if !strings.Contains(text, "\nKillSignal=SIGTERM\n") {
+		t.Fatalf("archivectl-crawl.service stops the crawl with another signal than SIGTERM")
+	}
+	m := regexp.MustCompile(`(?m)^SuccessExitStatus=(.*)$`).FindAllStringSubmatch(text, -1)
+	if len(m) != 1 {
+		t.Fatalf("archivectl-crawl.service has %d SuccessExitStatus= lines, want 1", len(m))
+	}
+	codes := strings.Fields(m[0][1])
+	if !slices.Equal(codes, []string{"130", "143"}) {
+		t.Errorf("SuccessExitStatus=%s, want 130 143 (SIGINT, SIGTERM), and not 1 (a failed crawl)", m[0][1])
 	}
 }
 

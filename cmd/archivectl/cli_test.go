@@ -374,6 +374,9 @@ func TestHelpCommand(t *testing.T) {
 			}
 		}
 	}
+	if stdout, _, _ := runCmd(t, exe, "crawl", "--help"); !strings.Contains(stdout, "130 stopped by SIGINT") || !strings.Contains(stdout, "143 stopped\nby SIGTERM") {
+		t.Errorf("crawl --help does not document the exit statuses of a stopped crawl:\n%s", stdout)
+	}
 	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
 		if stdout, stderr, code := runCmd(t, exe, args...); code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: archivectl COMMAND") {
 			t.Errorf("%q: exit %d, stderr %q, stdout:\n%s", args, code, stderr, stdout)

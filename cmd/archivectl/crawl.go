@@ -18,8 +18,12 @@ import (
 func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var verbose bool
 	cfg, positional, code, ok := cli{
-		name:   "crawl",
-		usage:  "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--max-url-length N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--partition K/N] [--data DIR] [--config FILE] SEEDS\n",
+		name: "crawl",
+		usage: "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--max-url-length N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--partition K/N] [--data DIR] [--config FILE] SEEDS\n\n" +
+			fmt.Sprintf("Exit status: 0 done (or nothing of the seeds in this partition), 1 failed (one line on stderr;\n"+
+				"also when nothing could be captured), 2 bad usage, %d stopped by SIGINT (Ctrl-C) and %d stopped\n"+
+				"by SIGTERM (systemctl stop): in-flight pages are sealed and the files closed, and the same command\n"+
+				"resumes the crawl.\n\n", exitSIGINT, exitSIGTERM),
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			fs.stringKey(&c.Crawl.Agent, "agent", "crawl.agent", "product token matched against robots.txt groups")
@@ -83,6 +87,10 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if err == nil {
 		err = nothingCaptured(sum)
+	}
+	if errors.Is(err, crawler.ErrInterrupted) { // stopped by a signal: in-flight pages sealed, files closed
+		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
+		return interruptedStatus(ctx)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)

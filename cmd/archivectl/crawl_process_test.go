@@ -96,45 +96,59 @@ func TestCrawlKilledAndResumed(t *testing.T) {
 	}
 }
 
-// TestCrawlInterrupted sends SIGINT mid-crawl: in-flight work is sealed, files are closed, the exit is 1.
+// TestCrawlInterrupted sends SIGINT, then SIGTERM, mid-crawl: in-flight work is sealed, files are
+// closed, and the exit status is the signal's own, 130 or 143 (128 + its number, as shells say),
+// not the 1 of a failed crawl; the same command then resumes the crawl and exits 0.
 func TestCrawlInterrupted(t *testing.T) {
 	t.Parallel()
 	exe := archivectlBinary(t)
-	site := map[string]string{"/robots.txt": ""}
-	for i := range 50 {
-		site[fmt.Sprintf("/p/%d", i)] = fmt.Sprintf(`<a href="/p/%d">next</a>`, i+1)
-	}
-	site["/"] = `<a href="/p/0">start</a>`
-	third := make(chan struct{})
-	var served atomic.Int32
-	o := crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if served.Add(1) == 3 {
-			close(third)
-		}
-		crawlertest.Pages(site).ServeHTTP(w, r)
-	}))
-	defer o.Close()
-	data := t.TempDir()
-	cmd := crawlCmd(t, exe, data, []string{o.URL + "/"}, "", "--delay", "100ms")
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	<-third
-	cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want 1\nstderr:\n%s", err, errb.String())
-	}
-	if !strings.Contains(errb.String(), "interrupted") || !strings.Contains(out.String(), "pages ") {
-		t.Errorf("no summary or no interrupt line:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
-	}
-	if open, _ := filepath.Glob(filepath.Join(layout.Sealed(data), "*.open")); len(open) > 0 {
-		t.Errorf("WARC files left open: %v", open)
-	}
-	if n := len(sealedCaptures(t, data, false)); n < 2 || n > 6 {
-		t.Errorf("%d captures after an interrupt at the third request", n)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, 130}, {syscall.SIGTERM, 143}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			site := map[string]string{"/robots.txt": ""}
+			for i := range 50 {
+				site[fmt.Sprintf("/p/%d", i)] = fmt.Sprintf(`<a href="/p/%d">next</a>`, i+1)
+			}
+			site["/"] = `<a href="/p/0">start</a>`
+			third := make(chan struct{})
+			var served atomic.Int32
+			o := crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if served.Add(1) == 3 {
+					close(third)
+				}
+				crawlertest.Pages(site).ServeHTTP(w, r)
+			}))
+			defer o.Close()
+			data := t.TempDir()
+			cmd := crawlCmd(t, exe, data, []string{o.URL + "/"}, "", "--delay", "100ms")
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			<-third
+			cmd.Process.Signal(tc.sig)
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != tc.code {
+				t.Fatalf("exit %v, want %d\nstderr:\n%s", err, tc.code, errb.String())
+			}
+			if !strings.Contains(errb.String(), "interrupted") || !strings.Contains(out.String(), "pages ") {
+				t.Errorf("no summary or no interrupt line:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+			}
+			if open, _ := filepath.Glob(filepath.Join(layout.Sealed(data), "*.open")); len(open) > 0 {
+				t.Errorf("WARC files left open: %v", open)
+			}
+			if n := len(sealedCaptures(t, data, false)); n < 2 || n > 6 {
+				t.Errorf("%d captures after an interrupt at the third request", n)
+			}
+			again := crawlCmd(t, exe, data, []string{o.URL + "/"}, "", "--delay", "0s")
+			if b, err := again.CombinedOutput(); err != nil {
+				t.Fatalf("resumed crawl: %v\n%s", err, b)
+			}
+		})
 	}
 }
 

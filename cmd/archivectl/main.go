@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +46,7 @@ Run "archivectl help COMMAND" (or "archivectl COMMAND -h") for a command's flags
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	limitCrawlMemory(os.Args[1:])
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -74,4 +75,51 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	return cmd(ctx, args[1:], stdin, stdout, stderr)
+}
+
+// signalled is the cause of a context ended by a signal (context.Cause): which signal. It is a
+// context.Canceled, as the cause signal.NotifyContext gives.
+type signalled struct{ sig os.Signal }
+
+func (s signalled) Error() string        { return s.sig.String() + " signal received" }
+func (s signalled) Is(target error) bool { return target == context.Canceled }
+
+// notifyContext is signal.NotifyContext whose cause keeps the signal received (signalled), so
+// that a command stopped by one can exit with the status of its own that names it
+// (interruptedStatus).
+func notifyContext(parent context.Context, sigs ...os.Signal) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(signalled{s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(context.Canceled)
+	}
+}
+
+// Exit statuses of a crawl stopped before its end, told apart from a failure (1): 128 plus the
+// signal's number, what a shell reports for a process a signal killed.
+const (
+	exitSIGINT  = 128 + 2  // SIGINT, Ctrl-C: 130
+	exitSIGTERM = 128 + 15 // SIGTERM, systemctl stop and shutdown: 143
+)
+
+// interruptedStatus is the exit status of a command that ctx stopped: 128 plus the number of the
+// signal that ended ctx (130 for SIGINT, 143 for SIGTERM); 130, as for Ctrl-C, when ctx ended
+// otherwise (a caller's own cancellation).
+func interruptedStatus(ctx context.Context) int {
+	var s signalled
+	if errors.As(context.Cause(ctx), &s) {
+		if n, ok := s.sig.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+	}
+	return exitSIGINT
 }
