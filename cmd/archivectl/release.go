@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/export"
 	"github.com/archivectl/archivectl/objectstore/publish"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/release"
@@ -33,11 +34,11 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	var asJSON bool
 	cfg, pos, code, ok := cli{
 		name:   "release",
-		usage:  "usage: archivectl release [--now RFC3339] [--json] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
+		usage:  "usage: archivectl release [--now T] [--json] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			sharedFlags(fs, c)
-			fs.StringVar(&nowFlag, "now", "", "release as of this instant, RFC 3339 (default: the current time)")
+			fs.StringVar(&nowFlag, "now", "", "release as of this instant: RFC 3339, or a date YYYY-MM-DD (its midnight, UTC), as export's --from and --to (default: the current time)")
 			fs.BoolVar(&asJSON, "json", false, "print the summary as one JSON object")
 		},
 	}.parse(args, stdout, stderr)
@@ -50,9 +51,9 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	now := time.Now().UTC()
 	if nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, nowFlag)
+		t, err := export.ParseTime(nowFlag)
 		if err != nil {
-			fmt.Fprintf(stderr, "archivectl release: --now %q is not an RFC 3339 time such as 2026-03-01T12:00:00Z\n", nowFlag)
+			fmt.Fprintf(stderr, "archivectl release: --now %q: %v\n", nowFlag, err)
 			return 2
 		}
 		now = t.UTC()

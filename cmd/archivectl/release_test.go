@@ -179,3 +179,42 @@ func TestReleaseBinary(t *testing.T) {
 		t.Errorf("verify over a damaged shard: %v\n%s", err, b)
 	}
 }
+
+// TestReleaseNowForms: release --now takes the forms export's --from and --to take (one parser,
+// export.ParseTime): RFC 3339 in any zone, or a date (its midnight, UTC); anything else is exit 2
+// naming both forms, before the pass touches the archive.
+func TestReleaseNowForms(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		now  string
+		code int
+		want string // on stdout (exit 0) or stderr (exit 2)
+	}{
+		{"2026-12-01", 0, "release pass at 2026-12-01T00:00:00Z\n"},
+		{"2026-12-01T12:30:00Z", 0, "release pass at 2026-12-01T12:30:00Z\n"},
+		{"2026-12-01T13:30:00+01:00", 0, "release pass at 2026-12-01T12:30:00Z\n"},
+		{"20261201", 2, `--now "20261201": not an RFC 3339 time (2026-03-01T12:00:00Z) nor a date (2026-03-01)`},
+		{"yesterday", 2, `--now "yesterday": not an RFC 3339 time`},
+		{"1969-12-31", 2, "before 1970"},
+	} {
+		t.Run(tc.now, func(t *testing.T) {
+			t.Parallel()
+			data := t.TempDir()
+			sealReleaseArchive(t, data, 2)
+			var out, errb strings.Builder
+			code := runRelease(context.Background(), []string{"--data", data, "--now", tc.now}, nil, &out, &errb)
+			got := out.String()
+			if tc.code != 0 {
+				got = errb.String()
+			}
+			if code != tc.code || !strings.Contains(got, tc.want) {
+				t.Errorf("--now %s: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.now, code, out.String(), errb.String(), tc.code, tc.want)
+			}
+			if tc.code != 0 {
+				if _, err := os.Stat(filepath.Join(data, "public", "state.json")); err == nil {
+					t.Errorf("--now %s: a refused pass wrote state.json", tc.now)
+				}
+			}
+		})
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/archivectl/archivectl/export"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/objectstore"
@@ -33,12 +34,12 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var nowFlag string
 	cfg, pos, code, ok := cli{
 		name:   "serve",
-		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--now RFC3339] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
+		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--now T] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			sharedFlags(fs, c)
 			fs.BoolVar(&initEmpty, "init", false, "serve a missing or empty data directory as a new, empty archive (a service started before the first crawl)")
-			fs.StringVar(&nowFlag, "now", "", "the lookup's clock stands still at this instant, RFC 3339: countdowns and due captures as of then (states never depend on it); not with --schedule")
+			fs.StringVar(&nowFlag, "now", "", "the lookup's clock stands still at this instant, RFC 3339 or a date YYYY-MM-DD (its midnight, UTC): countdowns and due captures as of then (states never depend on it); not with --schedule")
 			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
 			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
 		},
@@ -52,9 +53,9 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	var at time.Time
 	if nowFlag != "" {
-		t, err := time.Parse(time.RFC3339, nowFlag)
+		t, err := export.ParseTime(nowFlag)
 		if err != nil {
-			fmt.Fprintf(stderr, "archivectl serve: --now %q is not an RFC 3339 time such as 2026-03-01T12:00:00Z\n", nowFlag)
+			fmt.Fprintf(stderr, "archivectl serve: --now %q: %v\n", nowFlag, err)
 			return 2
 		}
 		if cfg.Release.Schedule != "" {
