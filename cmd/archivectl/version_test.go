@@ -159,3 +159,35 @@ func runBinary(t *testing.T, exe string, args ...string) (stdout, stderr string,
 	}
 	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
+
+// TestREADMEVersion: each --version line the README shows is what versionLine prints for that
+// build: go install of a tag, a build in a clean and in a modified git clone (go 1.24 and later
+// stamp a pseudo-version), and -buildvcs=false (no VCS information, "(devel)").
+func TestREADMEVersion(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rev, pseudo = "496c6f5a1b2c3d4e5f60718293a4b5c6d7e8f901", "v0.0.0-20261201143138-496c6f5a1b2c"
+	vcs := func(modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+	}
+	for _, tc := range []struct {
+		name string
+		info *debug.BuildInfo
+	}{
+		{"go install of a tag", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}},
+		{"go install of an untagged commit", &debug.BuildInfo{Main: debug.Module{Version: pseudo}}},
+		{"go build in a clean clone", &debug.BuildInfo{Main: debug.Module{Version: pseudo}, Settings: vcs("false")}},
+		{"go build in a modified clone", &debug.BuildInfo{Main: debug.Module{Version: pseudo + "+dirty"}, Settings: vcs("true")}},
+		{"go build -buildvcs=false", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}},
+	} {
+		if line := versionLine(tc.info); !bytes.Contains(readme, []byte("`"+line+"`")) {
+			t.Errorf("%s: the README does not show %q", tc.name, line)
+		}
+	}
+	if bytes.Contains(readme, []byte("(devel) commit")) {
+		t.Errorf("the README shows \"(devel) commit\": go 1.24 and later stamp a pseudo-version with the commit")
+	}
+}
