@@ -45,7 +45,7 @@ func (s *Server) routes() http.Handler {
 		}
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such page %s; the API is /api/v1/captures?url=URL", r.URL.Path))
 	}))
-	return mux
+	return s.front(mux) // Memento and CORS (memento.go)
 }
 
 // securityHeaders are set on every answer: nothing is framed, sniffed, or allowed to load from

@@ -64,8 +64,8 @@ func TestOverRealRelease(t *testing.T) {
 		!bytes.Contains(c.Headers, []byte(`"Content-Type","text/html; charset=utf-8"`)) || len(c.ContentUsage) != 1 {
 		t.Errorf("embargoed capture = %+v headers %s", c, c.Headers)
 	}
-	if rec := get(t, s, "/api/v1/record?url=https://site.example/news/1"); rec.Code != 403 {
-		t.Errorf("embargoed record: status %d, want 403", rec.Code)
+	if rec := get(t, s, "/api/v1/record?url=https://site.example/news/1"); rec.Code != 451 {
+		t.Errorf("embargoed record: status %d, want 451", rec.Code)
 	}
 	page := get(t, s, "/?url=site.example/news/1").Body.String()
 	if !bytes.Contains([]byte(page), []byte("in 30 days 22 hours")) || bytes.Contains([]byte(page), []byte("SECRET")) {

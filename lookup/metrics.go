@@ -88,7 +88,7 @@ func (m *metrics) route(name string, h http.HandlerFunc) http.Handler {
 	hist := m.latency.WithLabelValues(name)
 	codes := m.requests.MustCurryWith(prometheus.Labels{"route": name})
 	common := map[int]prometheus.Counter{} // resolved once: no label hashing per request
-	for _, c := range []int{200, 400, 403, 404, 405, 500} {
+	for _, c := range []int{200, 204, 206, 302, 400, 404, 405, 451, 500} {
 		common[c] = codes.WithLabelValues(strconv.Itoa(c))
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -73,7 +73,7 @@ func TestStateIsWhatIsPublic(t *testing.T) {
 		due   bool
 		code  int // of /api/v1/record
 	}
-	released, embargoed, due := want{"released", false, 200}, want{"embargoed", false, 403}, want{"embargoed", true, 403}
+	released, embargoed, due := want{"released", false, 200}, want{"embargoed", false, 451}, want{"embargoed", true, 451}
 	for _, tc := range []struct {
 		name  string
 		clock time.Time

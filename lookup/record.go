@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/textproto"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +20,8 @@ const maxWARCHeader = 64 << 10
 // handleRecord answers GET /api/v1/record?url=URL[&timestamp=T][&format=F]: the released record
 // of a capture (the newest released one without timestamp), as its WARC record ("warc", the
 // default), its exact public gzip member ("warc.gz", digests verify) or its HTTP payload as
-// archived ("payload"). An embargoed capture answers 403 with its release time.
+// archived ("payload"). An embargoed capture answers 451 with its release time; a timestamp that
+// matches no capture redirects to the closest released one (memento.go).
 func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 	q, err := parseQuery(r)
 	if err != nil {
@@ -53,15 +53,13 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 		return
 	case c == nil:
-		writeError(w, http.StatusNotFound, fmt.Sprintf("%s has no capture at %s; list its captures at /api/v1/captures?url=%s", q.raw, r.URL.Query().Get("timestamp"), url.QueryEscape(q.raw)))
+		s.redirectClosest(w, r, q, cs, r.URL.Query().Get("timestamp"))
 		return
 	case !c.released: // a released line is public, whatever this server's clock says (docs/formats.md#lookup-api)
-		writeJSON(w, http.StatusForbidden, apiError{
-			Error:     fmt.Sprintf("this capture of %s is under embargo until %s; only its tombstone is public", c.url(), formatTime(c.releaseAt)),
-			ReleaseAt: formatTime(c.releaseAt),
-		})
+		s.blocked(w, r, c, fmt.Sprintf("this capture of %s is under embargo until %s; only its tombstone is public", c.url(), formatTime(c.releaseAt)))
 		return
 	}
+	recordLinks(w, r, cs, c)
 	if format == "payload" && c.revisit {
 		orig := original(cs, c)
 		if orig == nil {
@@ -70,7 +68,7 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 		}
 		c = orig
 	}
-	if err := s.serveRecord(w, c, format); err != nil {
+	if err := s.serveRecord(w, r, c, format); err != nil {
 		s.log.Error("record not served", "url", c.url(), "file", c.file, "offset", c.offset, "err", err)
 		what := "cannot be read"
 		if errors.As(err, new(damageError)) {
@@ -125,8 +123,9 @@ func original(cs []capture, rev *capture) *capture {
 // match (checker). A record whose answer fits in maxVerified bytes is checked before its status
 // line is sent, so damage answers 500; a larger one is streamed while it is checked, its last
 // bytes held back, and on damage the connection is aborted so no client takes it for whole.
-// Errors are returned only while nothing has been sent.
-func (s *Server) serveRecord(w http.ResponseWriter, c *capture, format string) error {
+// Errors are returned only while nothing has been sent. A Range request is answered (206) from
+// the verified bytes of an answer that fits in maxVerified; a larger answer ignores Range.
+func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture, format string) error {
 	f, err := s.fsys.Open(c.file)
 	if err != nil {
 		return fmt.Errorf("open public/%s: %w", c.file, err)
@@ -146,7 +145,7 @@ func (s *Server) serveRecord(w http.ResponseWriter, c *capture, format string) e
 	}
 	stamp := time.Unix(0, c.time).UTC()
 	name := stamp.Format("20060102150405") + "-" + fileSafe(c.url())
-	out := &spool{w: w, limit: s.maxVerified, header: http.Header{}}
+	out := &spool{w: w, limit: s.maxVerified, header: http.Header{}, req: r}
 	h := out.header
 	h.Set("Memento-Datetime", stamp.Format(http.TimeFormat))
 	member := io.NewSectionReader(ra, c.offset, c.length)

@@ -64,14 +64,19 @@ func TestRecord(t *testing.T) {
 					t.Errorf("payload = %q", body)
 				}
 			}},
-		{"embargoed is forbidden", "url=https://example.com/a&timestamp=20261129200000", 403, "application/json",
+		{"embargoed is unavailable for legal reasons", "url=https://example.com/a&timestamp=20261129200000", 451, "application/json",
 			func(t *testing.T, body []byte) {
 				if !strings.Contains(string(body), `"release_at":"2027-02-27T20:00:00Z"`) {
-					t.Errorf("403 body lacks release_at: %s", body)
+					t.Errorf("451 body lacks release_at: %s", body)
 				}
 			}},
-		{"embargoed only, no timestamp", "url=https://example.com/tree/p01", 403, "application/json", nil},
-		{"no capture at that time", "url=https://example.com/a&timestamp=20200101000000", 404, "application/json", nil},
+		{"embargoed only, no timestamp", "url=https://example.com/tree/p01", 451, "application/json", nil},
+		{"no capture at that time: the closest released", "url=https://example.com/a&timestamp=20200101000000", 302, "application/json",
+			func(t *testing.T, body []byte) {
+				if !strings.Contains(string(body), `"location":"/api/v1/record?url=https%3A%2F%2Fexample.com%2Fa\u0026timestamp=20260801100000"`) {
+					t.Errorf("302 body %s", body)
+				}
+			}},
 		{"unknown URL", "url=https://example.com/none", 404, "application/json", nil},
 		{"bad timestamp", "url=https://example.com/a&timestamp=yesterday", 400, "application/json", nil},
 		{"bad format", "url=https://example.com/a&format=pdf", 400, "application/json", nil},

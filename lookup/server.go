@@ -9,6 +9,8 @@
 //	GET /api/v1/captures?url=URL[&matchType=exact|prefix&limit=N&cursor=C]   captures of a URL (or below a prefix)
 //	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed
 //	GET /api/v1/calendar                                                     upcoming releases per day
+//	GET /cdx?url=URL[&matchType=…&from=…&to=…&filter=…&fl=…&output=…]        the CDX server API (cdxapi.go); also /api/v1/cdx
+//	GET /timegate/URL, /timemap/link/URL, /timemap/json/URL                  Memento, RFC 7089 (memento.go)
 //	GET /[?url=URL[&matchType=prefix&cursor=C]]                              the page: the archive at a glance, a capture card, or a prefix list
 //	GET /calendar.svg[?layout=tall]                                          the release calendar alone
 //	GET /feed/{releases,upcoming}.{atom,json}[?host=HOST|?prefix=URL]        release feeds, Atom and JSON Feed (feed.go)
@@ -43,6 +45,9 @@ type Options struct {
 	// ReleaseMetrics also registers the release metrics public/state.json answers (last pass,
 	// next release, captures released and tombstoned), for a process that runs no release daemon.
 	ReleaseMetrics bool
+	// CORSOrigins are the origins whose scripts may read the read-only APIs (/cdx, /timegate/,
+	// /timemap/, /api/v1/); any origin ("*") when empty.
+	CORSOrigins []string
 }
 
 // Server is the lookup service over one public directory. It is an http.Handler.

@@ -1,9 +1,11 @@
 package lookup
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // spool holds an answer until it is verified: up to limit bytes are kept and sent with their
@@ -16,6 +18,7 @@ type spool struct {
 	length    int64       // Content-Length of a committed answer when known in advance; 0 if not
 	buf       []byte
 	committed bool
+	req       *http.Request // the request: a Range in it is answered from a held answer
 }
 
 // Write keeps p, or sends what it held before.
@@ -52,6 +55,18 @@ func (s *spool) commit(length int64) {
 // finish sends what is held: the whole answer when nothing was sent yet, else its last bytes.
 // A client that goes away now is no error of the record.
 func (s *spool) finish() {
+	if !s.committed && s.req != nil {
+		s.header.Set("Accept-Ranges", "bytes")
+		if s.req.Header.Get("Range") != "" { // the whole answer is held and verified: serve the range of it
+			h := s.w.Header()
+			for k, v := range s.header {
+				h[k] = v
+			}
+			s.committed = true
+			http.ServeContent(s.w, s.req, "", time.Time{}, bytes.NewReader(s.buf))
+			return
+		}
+	}
 	if !s.committed {
 		s.commit(int64(len(s.buf)))
 	}
