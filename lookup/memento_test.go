@@ -62,7 +62,9 @@ func rels(t testing.TB, v string) map[string][]string {
 
 const base = "http://example.com" // httptest.NewRequest's host
 
-func mementoOf(u, ts string) string { return base + "/api/v1/record?url=" + strings.NewReplacer(":", "%3A", "/", "%2F").Replace(u) + "&timestamp=" + ts }
+func mementoOf(u, ts string) string {
+	return base + "/api/v1/record?url=" + strings.NewReplacer(":", "%3A", "/", "%2F").Replace(u) + "&timestamp=" + ts
+}
 
 // RFC 7089 section 4.1.1's TimeGate answer: 302 to the memento closest to Accept-Datetime,
 // Vary: accept-datetime, and a Link with original, timemap and the mementos around it.
@@ -223,7 +225,7 @@ func TestRecordMemento(t *testing.T) {
 		t.Errorf("the first memento's own link: %v", l)
 	}
 	for q, loc := range map[string]string{
-		"url=https://example.com/&timestamp=20150101000000":                 "/api/v1/record?url=https%3A%2F%2Fexample.com%2F&timestamp=20150301120000",
+		"url=https://example.com/&timestamp=20150101000000":                   "/api/v1/record?url=https%3A%2F%2Fexample.com%2F&timestamp=20150301120000",
 		"url=https://example.com/&timestamp=2014-06-01T00:00:07Z&format=warc": "/api/v1/record?url=https%3A%2F%2Fexample.com%2F&timestamp=20140601000000&format=warc",
 	} {
 		if rec := get(t, s, "/api/v1/record?"+q); rec.Code != 302 || rec.Header().Get("Location") != loc {
