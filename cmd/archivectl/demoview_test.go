@@ -78,7 +78,7 @@ func TestDemoServesBothStates(t *testing.T) {
 	for _, tc := range []struct {
 		url, state, other string
 		record            int
-	}{{m[1], "embargoed", "released", 403}, {m[2], "released", "embargoed", 200}} {
+	}{{m[1], "embargoed", "released", 451}, {m[2], "released", "embargoed", 200}} {
 		code, page := fetch(tc.url)
 		if code != 200 || !strings.Contains(page, `<span class="badge `+tc.state+`">`) || strings.Contains(page, `<span class="badge `+tc.other+`">`) {
 			t.Errorf("%s: status %d, want a page with the capture %s only", tc.url, code, tc.state)

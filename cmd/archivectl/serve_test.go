@@ -176,8 +176,8 @@ func TestServeBinary(t *testing.T) {
 	if code, body = s.get(t, "/api/v1/record?format=payload&url="+url.QueryEscape(open), nil); code != 200 || !strings.Contains(body, "BODY OF") {
 		t.Errorf("open site payload: %d %q", code, body)
 	}
-	if code, _ = s.get(t, "/api/v1/record?url="+url.QueryEscape(embargoed), nil); code != 403 {
-		t.Errorf("embargoed record: status %d, want 403", code)
+	if code, _ = s.get(t, "/api/v1/record?url="+url.QueryEscape(embargoed), nil); code != 451 {
+		t.Errorf("embargoed record: status %d, want 451", code)
 	}
 	if code, body = s.get(t, "/?url="+url.QueryEscape(embargoed), nil); code != 200 || !strings.Contains(body, `class="countdown">in 3`) {
 		t.Errorf("page: %d, countdown missing:\n%s", code, body)
