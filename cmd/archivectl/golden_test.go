@@ -83,6 +83,7 @@ var update = flag.Bool("update", false, "TestGolden: rewrite testdata/golden fro
 // Rewrite the golden files after an intended change with
 //
 //	go test ./cmd/archivectl -run TestGolden -update
+//
 // noRedirects records a redirect as it is answered.
 var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
@@ -362,7 +363,7 @@ func (g *goldenRun) lookup(section string, site *demoweb.Site, final bool) {
 	get(q("/api/v1/record", "url", origin["blog"]+"/robots.txt"))
 	if final {
 		get(q("/api/v1/record", "url", page, "format", "xml"))
-		get(q("/api/v1/record", "url", page, "timestamp", "20000101000000")) // no capture then: 302 to the closest
+		get(q("/api/v1/record", "url", page, "timestamp", "20000101000000"))                                                             // no capture then: 302 to the closest
 		get(q("/cdx", "url", origin["blog"]+"/posts/*", "output", "json", "fl", "urlkey,timestamp,original,mimetype,statuscode,digest")) // record lengths vary from run to run
 		get("/timemap/link/"+page, "/timemap/link/"+page)
 		get(q("/api/v1/record", "url", page, "timestamp", "yesterday"))
