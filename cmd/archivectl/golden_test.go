@@ -83,10 +83,6 @@ var update = flag.Bool("update", false, "TestGolden: rewrite testdata/golden fro
 // Rewrite the golden files after an intended change with
 //
 //	go test ./cmd/archivectl -run TestGolden -update
-//
-// noRedirects records a redirect as it is answered.
-var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-
 func TestGolden(t *testing.T) {
 	exe := archivectlBinary(t)
 	defer syscall.Umask(syscall.Umask(0o022))
@@ -381,3 +377,6 @@ func (g *goldenRun) lookup(section string, site *demoweb.Site, final bool) {
 		t.Fatalf("archivectl serve after SIGTERM: %v; stderr:\n%s", err, stderr.String())
 	}
 }
+
+// noRedirects is the golden run's client: a redirect is recorded as it is answered.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
