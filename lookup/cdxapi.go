@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/archivectl/archivectl/internal/surt"
@@ -498,6 +499,9 @@ func (o *cdxOut) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// cdxWriters are the answers' buffers, used again.
+var cdxWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 32<<10) }}
+
 // cdxEmitter turns rows into the answer: written at once, or held (reverse, closest, the last N).
 type cdxEmitter struct {
 	q     *cdxQuery
@@ -736,7 +740,9 @@ func (s *Server) handleCDX(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", q.contentType())
 	out := &cdxOut{w: w}
-	bw := bufio.NewWriterSize(out, 32<<10)
+	bw := cdxWriters.Get().(*bufio.Writer)
+	bw.Reset(out)
+	defer func() { bw.Reset(nil); cdxWriters.Put(bw) }()
 	e := newEmitter(&q, bw)
 	var row cdxRow
 	skip, left := 0, -1
