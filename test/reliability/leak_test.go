@@ -231,8 +231,8 @@ func checkPass(t *testing.T, dir string, srv http.Handler, g *generator, now tim
 				switch {
 				case c.due(now) && (code != http.StatusOK || body && !containsMarker(b, c.marker)):
 					t.Errorf("record of %s at %s (%s), due: %d without its body", u, ts, format, code)
-				case !c.due(now) && code != http.StatusForbidden:
-					t.Errorf("record of %s at %s (%s), embargoed until %s: %d, want 403", u, ts, format, c.releaseAt.Format(time.RFC3339Nano), code)
+				case !c.due(now) && code != http.StatusUnavailableForLegalReasons:
+					t.Errorf("record of %s at %s (%s), embargoed until %s: %d, want 451", u, ts, format, c.releaseAt.Format(time.RFC3339Nano), code)
 				}
 			}
 		}
