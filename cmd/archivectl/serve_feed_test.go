@@ -12,7 +12,7 @@ import (
 
 // TestServeFeeds: through the built binary, over a real crawl and release pass, the release feeds
 // read with gofeed list the open site's released pages (their record links answer the record)
-// and the embargoed site's upcoming ones (their record links answer 403), filter by host, never
+// and the embargoed site's upcoming ones (their record links answer 451), filter by host, never
 // carry a body, and answer a conditional GET with 304.
 func TestServeFeeds(t *testing.T) {
 	t.Parallel()
@@ -43,8 +43,8 @@ func TestServeFeeds(t *testing.T) {
 	}{
 		{"/feed/releases.atom", open, 2, http.StatusOK},
 		{"/feed/releases.json?host=" + hostOf(open), open, 2, http.StatusOK},
-		{"/feed/upcoming.atom?prefix=" + url.QueryEscape(embargoed), embargoed, 2, http.StatusForbidden},
-		{"/feed/upcoming.json", embargoed, 2, http.StatusForbidden},
+		{"/feed/upcoming.atom?prefix=" + url.QueryEscape(embargoed), embargoed, 2, http.StatusUnavailableForLegalReasons},
+		{"/feed/upcoming.json", embargoed, 2, http.StatusUnavailableForLegalReasons},
 		{"/feed/releases.json?host=" + hostOf(embargoed), embargoed + "robots.txt", 1, http.StatusOK},
 	} {
 		f := read(tc.path)

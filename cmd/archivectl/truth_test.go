@@ -115,7 +115,7 @@ func checkTruth(t *testing.T, exe, data string, want map[string]expected, now, c
 		if got := lines[u]; (got.State == public.StateReleased) != isReleased {
 			t.Fatalf("%s: the public CDXJ says %s after the pass at %s; want released %v", u, got.State, now, isReleased)
 		}
-		state, recordCode := "embargoed", http.StatusForbidden
+		state, recordCode := "embargoed", http.StatusUnavailableForLegalReasons
 		if isReleased {
 			state, recordCode = "released", http.StatusOK
 		}
