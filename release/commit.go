@@ -11,9 +11,14 @@ import (
 	"github.com/archivectl/archivectl/store"
 )
 
+// errHeldBack is what add returns for a capture it leaves out of the commit (a damaged sealed
+// record): it stays as it is in index.db, and the commit goes on with the others.
+var errHeldBack = errors.New("capture held back")
+
 // publish writes the public members of each capture of batch with add, which returns the
-// capture's index mark, and commits them together.
-func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileSet, store.Entry, *bytes.Buffer) (store.Mark, error)) (err error) {
+// capture's index mark, and commits them together; it returns how many it committed (add may
+// hold a capture back with errHeldBack).
+func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileSet, store.Entry, *bytes.Buffer) (store.Mark, error)) (n int, err error) {
 	var fs fileSet
 	journaled := false
 	defer func() {
@@ -23,30 +28,42 @@ func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileS
 		err = diskFull(err, len(batch), journaled, p.r.dir)
 	}()
 	var marks []store.Mark
+	var done []store.Entry // the captures of marks
 	var log bytes.Buffer
 	released, tombstoned := 0, 0
 	for _, e := range batch {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("release: pass cancelled: %w", err)
+			return 0, fmt.Errorf("release: pass cancelled: %w", err)
 		}
 		m, err := add(&fs, e, &log)
+		if errors.Is(err, errHeldBack) {
+			continue
+		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 		marks = append(marks, m)
+		done = append(done, e)
 		if m.State == store.Released {
 			released++
 		} else {
 			tombstoned++
 		}
 	}
+	if len(marks) == 0 {
+		fs.abort() // nothing to commit: every capture was held back
+		return 0, nil
+	}
 	rules, err := p.access()
 	if err != nil {
-		return err
+		return 0, err
 	}
-	rules.note(batch, marks)
+	rules.note(done, marks)
 	journaled, err = p.commit(&fs, marks, log.Bytes(), released, tombstoned)
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return len(marks), nil
 }
 
 // commit makes the files durable, then journals and applies the commit; journaled says whether

@@ -13,6 +13,7 @@ type metrics struct {
 	released, tombstoned prometheus.Counter
 	passes               *prometheus.CounterVec
 	backlog, next, last  prometheus.Gauge
+	damaged              prometheus.Gauge
 	duration             prometheus.Histogram
 }
 
@@ -26,6 +27,8 @@ func newMetrics() *metrics {
 			Help: "Release passes by result (ok, busy, error)."}, []string{"result"}),
 		backlog: prometheus.NewGauge(prometheus.GaugeOpts{Name: "archivectl_release_backlog",
 			Help: "Captures due but not released after the last successful pass."}),
+		damaged: prometheus.NewGauge(prometheus.GaugeOpts{Name: "archivectl_release_damaged_captures",
+			Help: "Captures due but held back by the last successful pass because a sealed record of theirs is damaged (see archivectl verify)."}),
 		next: prometheus.NewGauge(prometheus.GaugeOpts{Name: "archivectl_release_next_release_timestamp_seconds",
 			Help: "Unix time of the next release after the last pass; 0 when nothing waits."}),
 		last: prometheus.NewGauge(prometheus.GaugeOpts{Name: "archivectl_release_last_pass_timestamp_seconds",
@@ -36,10 +39,11 @@ func newMetrics() *metrics {
 }
 
 // Register adds the releaser's metrics to reg: captures released and tombstoned, passes by
-// result, backlog of due-but-unreleased captures, next release time, last pass, pass duration.
+// result, backlog of due-but-unreleased captures, captures held back as damaged, next release
+// time, last pass, pass duration.
 func (r *Releaser) Register(reg prometheus.Registerer) error {
 	m := r.met
-	for _, c := range []prometheus.Collector{m.released, m.tombstoned, m.passes, m.backlog, m.next, m.last, m.duration} {
+	for _, c := range []prometheus.Collector{m.released, m.tombstoned, m.passes, m.backlog, m.damaged, m.next, m.last, m.duration} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -62,6 +66,7 @@ func (m *metrics) observe(now time.Time, s Summary, backlog int, err error) {
 	}
 	m.passes.WithLabelValues("ok").Inc()
 	m.last.Set(float64(now.Unix()))
+	m.damaged.Set(float64(s.Damaged))
 	if backlog >= 0 {
 		m.backlog.Set(float64(backlog))
 	}

@@ -64,6 +64,7 @@ type Summary struct {
 	Released   int           // captures byte-copied into public shards
 	Tombstoned int           // tombstones published
 	Deferred   int           // due revisits held back because their original is not public yet
+	Damaged    int           // due captures held back because a sealed record of theirs is damaged (ErrDamaged)
 	Next       time.Time     // the next release time after now; zero when nothing waits
 	Duration   time.Duration // wall time of the pass
 }
@@ -110,7 +111,7 @@ func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	r.met.observe(now, s, backlog, err)
 	if err == nil {
 		r.opt.Logger.Info("release pass", "now", now.UTC(), "released", s.Released, "tombstoned", s.Tombstoned,
-			"deferred", s.Deferred, "next", nextTime(s.Next), "duration", s.Duration)
+			"deferred", s.Deferred, "damaged", s.Damaged, "next", nextTime(s.Next), "duration", s.Duration)
 	}
 	return s, err
 }
@@ -126,8 +127,10 @@ type pass struct {
 	logSize int64
 	serial  map[string]int // next serial per file prefix
 	sealed  *sealedFiles
-	index   *pubindex.Set // the public index as of the last commit, open
-	rules   *accessRules  // public/access/embargo.aclj, read at the first commit
+	index   *pubindex.Set   // the public index as of the last commit, open
+	rules   *accessRules    // public/access/embargo.aclj, read at the first commit
+	checks  *checks         // the checks of the sealed records of the batch being released
+	damaged map[string]bool // captures held back: a sealed record is damaged
 }
 
 func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog int, err error) {
@@ -150,7 +153,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	if err != nil {
 		return s, -1, err
 	}
-	p := &pass{r: r, ix: ix, now: now, ahead: public.Ahead(now, r.opt.Clock()), serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}, index: index}
+	p := &pass{r: r, ix: ix, now: now, ahead: public.Ahead(now, r.opt.Clock()), serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}, index: index, damaged: map[string]bool{}}
 	defer func() { p.index.Close() }()
 	defer p.sealed.close()
 	if p.state, err = readStatus(r.dir); err != nil {
@@ -184,7 +187,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 		deferred = map[string]bool{}
 		released := 0
 		for {
-			batch, err := collect(ix.Due, now, deferred)
+			batch, err := collect(ix.Due, now, deferred, p.damaged)
 			if err != nil {
 				return s, -1, fmt.Errorf("release: %w", err)
 			}
@@ -197,19 +200,20 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 			if len(batch) == 0 {
 				continue // all held back; the next scan skips them
 			}
-			if err := p.releaseBatch(ctx, batch); err != nil {
+			n, err := p.releaseBatch(ctx, batch)
+			if err != nil {
 				return s, -1, err
 			}
-			released += len(batch)
+			released += n
 		}
 		s.Released += released
 		if len(deferred) == 0 || released == 0 {
 			break
 		}
 	}
-	s.Deferred = len(deferred)
+	s.Deferred, s.Damaged = len(deferred), len(p.damaged)
 	for {
-		batch, err := collect(ix.Embargoed, now, nil)
+		batch, err := collect(ix.Embargoed, now)
 		if err != nil {
 			return s, -1, fmt.Errorf("release: %w", err)
 		}
@@ -240,11 +244,16 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 // errBatchFull stops a scan once a batch is full.
 var errBatchFull = errors.New("batch full")
 
-// collect reads up to maxBatch entries from an index scan, skipping ids in skip.
-func collect(scan func(time.Time, func(store.Entry) error) error, now time.Time, skip map[string]bool) ([]store.Entry, error) {
+// collect reads up to maxBatch entries from an index scan, skipping ids in any of skip.
+func collect(scan func(time.Time, func(store.Entry) error) error, now time.Time, skip ...map[string]bool) ([]store.Entry, error) {
 	var out []store.Entry
 	err := scan(now, func(e store.Entry) error {
-		if skip[e.ID] || e.Robots && !embargo.RobotsExempt(e.URL) {
+		for _, m := range skip {
+			if m[e.ID] {
+				return nil
+			}
+		}
+		if e.Robots && !embargo.RobotsExempt(e.URL) {
 			return nil // a robots.txt capture at another URL, sealed before docs/rules.md#d23: held back, reported by verify
 		}
 		out = append(out, e)

@@ -3,6 +3,7 @@ package release
 import (
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/archivectl/archivectl/store"
 )
@@ -10,6 +11,7 @@ import (
 // sealedFiles keeps the sealed WARC files a pass reads open, one handle per file (store.OpenSealed
 // finds a file a crawl still writes), and checks every location against the file's size.
 type sealedFiles struct {
+	mu    sync.Mutex // open is called by the pass and by the goroutines that check members
 	dir   string
 	files map[string]*sealedFile
 	cp    *copier // the only user of the handles' offsets, once started
@@ -22,6 +24,8 @@ type sealedFile struct {
 
 // open returns the sealed file holding loc.
 func (s *sealedFiles) open(loc store.Location) (*os.File, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.files == nil {
 		s.files = map[string]*sealedFile{}
 	}
@@ -41,7 +45,7 @@ func (s *sealedFiles) open(loc store.Location) (*os.File, error) {
 		}
 		sf.size = st.Size()
 		if loc.Offset < 0 || loc.Length <= 0 || loc.Offset+loc.Length > sf.size {
-			return nil, fmt.Errorf("%s: member %d+%d lies outside the file (%d bytes)", loc.File, loc.Offset, loc.Length, sf.size)
+			return nil, fmt.Errorf("%s: member %d+%d %w (%d bytes)", loc.File, loc.Offset, loc.Length, errOutside, sf.size)
 		}
 	}
 	return sf.f, nil
@@ -57,6 +61,8 @@ func (s *sealedFiles) copier() *copier {
 
 // close stops the copier and closes every handle.
 func (s *sealedFiles) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.cp != nil {
 		s.cp.close()
 		s.cp = nil

@@ -13,7 +13,8 @@ import (
 
 // tombstone publishes one tombstone per capture of batch and commits them.
 func (p *pass) tombstone(ctx context.Context, batch []store.Entry) error {
-	return p.publish(ctx, batch, p.writeTombstone)
+	_, err := p.publish(ctx, batch, p.writeTombstone)
+	return err
 }
 
 // writeTombstone writes the tombstone of e into the current tombstone file (starting a new one

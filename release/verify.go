@@ -22,7 +22,8 @@ import (
 // line points at its record and agrees with the index; every capture is released at most
 // once; every tombstone is well-formed and free of body bytes; nothing public has a release
 // time after the pass that published it; the public index holds exactly the CDXJ lines; the
-// embargo access rules count the index's tombstoned captures. It returns one line per problem.
+// embargo access rules count the index's tombstoned captures; no capture due at the last pass is
+// held back by a damaged sealed record (ErrDamaged). It returns one line per problem.
 func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	v := &verifier{dir: dataDir, logged: map[memberKey]logRef{}, released: map[string]string{}}
 	if _, err := os.Stat(layout.Public(dataDir)); errors.Is(err, os.ErrNotExist) {
@@ -78,6 +79,9 @@ func Verify(ctx context.Context, dataDir string) ([]string, error) {
 	c, err := ix.Counts(v.state.LastPass)
 	if err != nil {
 		return v.problems, fmt.Errorf("release verify: %w", err)
+	}
+	if err := v.checkHeldBack(ctx, ix); err != nil {
+		return v.problems, err
 	}
 	if c.Released != len(v.released) {
 		v.problem("index.db counts %d released captures, public/shards holds %d", c.Released, len(v.released))
@@ -153,6 +157,31 @@ func (v *verifier) readLog() error {
 	})
 	if err != nil {
 		return fmt.Errorf("release: %w", err)
+	}
+	return nil
+}
+
+// checkHeldBack reports every capture due at the last pass and not released because a sealed
+// record of it is damaged: the pass holds it back (ErrDamaged) and says so only in its log.
+func (v *verifier) checkHeldBack(ctx context.Context, ix *store.Index) error {
+	if v.state.LastPass.IsZero() {
+		return nil
+	}
+	sealed := &sealedFiles{dir: layout.Sealed(v.dir)}
+	defer sealed.close()
+	err := ix.Due(v.state.LastPass, func(e store.Entry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := checkCapture(sealed, e); errors.Is(err, ErrDamaged) {
+			v.problem("%v: the release pass holds it back (it stays unreleased); restore the sealed file from a copy, or leave it out of the public archive", err)
+		} else if err != nil {
+			v.problem("capture %s is due but its sealed records cannot be read: %v", e.ID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("release verify: %w", err)
 	}
 	return nil
 }

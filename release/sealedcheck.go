@@ -1,0 +1,238 @@
+package release
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/archivectl/archivectl/store"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+)
+
+// ErrDamaged is the error (errors.Is) of a sealed record that cannot be published as it is: its
+// gzip member fails its CRC-32 or ISIZE, ends early, holds more than one member, its record's
+// WARC-Block-Digest does not match its block, or its file is cut short or missing. A release pass
+// holds the capture back (it stays sealed) and goes on with the others; verify reports it. The
+// error itself is a *DamageError.
+var ErrDamaged = errors.New("sealed record damaged")
+
+// DamageError is a capture whose sealed record is damaged: which record, where, and why.
+type DamageError struct {
+	ID     string // the capture id
+	Kind   string // "request", "response" or "metadata"
+	File   string // the sealed file's name, under sealed/
+	Offset int64  // the member's offset in it
+	Err    error
+}
+
+func (e *DamageError) Error() string {
+	return fmt.Sprintf("capture %s: the %s record at sealed/%s offset %d is damaged: %v", e.ID, e.Kind, e.File, e.Offset, e.Err)
+}
+
+func (e *DamageError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrDamaged) true.
+func (e *DamageError) Is(target error) bool { return target == ErrDamaged }
+
+// maxWARCHeader is the longest WARC header line check reads.
+const maxWARCHeader = 16 << 20
+
+// errOutside is a location past the end of its sealed file (the file was cut short).
+var errOutside = errors.New("lies outside the file")
+
+// memberKinds name the members of a capture, in the order captureMembers gives them.
+var memberKinds = [3]string{"request", "response", "metadata"}
+
+// captureMembers is e's sealed locations: request, response, metadata (a zero Length: none).
+func captureMembers(e store.Entry) [3]store.Location {
+	return [3]store.Location{e.Request, e.Response, e.Metadata}
+}
+
+// checker checks sealed gzip members; one per goroutine (it keeps its buffers and inflater).
+type checker struct {
+	br  *bufio.Reader
+	gz  *gzip.Reader
+	hdr *bufio.Reader
+	buf []byte
+}
+
+var checkers = sync.Pool{New: func() any {
+	return &checker{br: bufio.NewReaderSize(nil, 64<<10), hdr: bufio.NewReaderSize(nil, 64<<10), buf: make([]byte, 64<<10)}
+}}
+
+// checkCapture checks every sealed member of e; a damaged one gives a *DamageError, any other
+// failure (an unreadable file) an error of its own.
+func checkCapture(s *sealedFiles, e store.Entry) error {
+	c := checkers.Get().(*checker)
+	defer checkers.Put(c)
+	for i, loc := range captureMembers(e) {
+		if loc.Length == 0 {
+			continue
+		}
+		f, err := s.open(loc)
+		if err == nil {
+			err = c.check(f, loc.Offset, loc.Length)
+		}
+		if err != nil {
+			if errors.Is(err, errCorrupt) || errors.Is(err, errOutside) || errors.Is(err, fs.ErrNotExist) {
+				return &DamageError{ID: e.ID, Kind: memberKinds[i], File: loc.File, Offset: loc.Offset, Err: err}
+			}
+			return fmt.Errorf("release: capture %s: %w", e.ID, err)
+		}
+	}
+	return nil
+}
+
+// errCorrupt marks what check finds wrong with the bytes themselves.
+var errCorrupt = errors.New("corrupt")
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
+}
+
+// check decompresses the n bytes of f at off, which must be exactly one gzip member whose CRC-32
+// and ISIZE hold, and checks that the WARC record inside ends where its Content-Length says and
+// that its block matches its WARC-Block-Digest (when it has one).
+func (c *checker) check(f *os.File, off, n int64) error {
+	sec := io.NewSectionReader(f, off, n)
+	c.br.Reset(sec)
+	var err error
+	if c.gz == nil {
+		c.gz, err = gzip.NewReader(c.br)
+	} else {
+		err = c.gz.Reset(c.br)
+	}
+	if err != nil {
+		return gzipErr(err)
+	}
+	c.gz.Multistream(false)
+	c.hdr.Reset(c.gz)
+	length, alg, want, err := c.header()
+	if err != nil {
+		return err
+	}
+	var h hash.Hash
+	switch alg {
+	case "sha256":
+		h = sha256.New()
+	case "sha1":
+		h = sha1.New()
+	}
+	var dst io.Writer = io.Discard
+	if h != nil {
+		dst = h
+	}
+	if got, err := io.CopyBuffer(dst, io.LimitReader(c.hdr, length), c.buf); err != nil {
+		return gzipErr(err)
+	} else if got != length {
+		return corrupt("the record's block ends %d bytes into its Content-Length of %d", got, length)
+	}
+	var end [4]byte
+	if _, err := io.ReadFull(c.hdr, end[:]); err != nil || string(end[:]) != "\r\n\r\n" {
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			return gzipErr(err)
+		}
+		return corrupt("the record does not end in CRLF CRLF after its block")
+	}
+	if k, err := io.CopyBuffer(io.Discard, c.hdr, c.buf); err != nil { // to the member's end: its CRC-32 and ISIZE
+		return gzipErr(err)
+	} else if k > 0 {
+		return corrupt("%d bytes after the record in its gzip member", k)
+	}
+	if rest := int64(c.br.Buffered()) + n - mustOffset(sec); rest != 0 {
+		return corrupt("%d bytes after the gzip member in its range", rest)
+	}
+	if h != nil {
+		sum := h.Sum(nil)
+		if !strings.EqualFold(want, hex.EncodeToString(sum)) && !strings.EqualFold(want, base32.StdEncoding.EncodeToString(sum)) {
+			return corrupt("WARC-Block-Digest %s:%s does not match the block", alg, want)
+		}
+	}
+	return nil
+}
+
+// mustOffset is how far sec has been read.
+func mustOffset(sec *io.SectionReader) int64 {
+	off, _ := sec.Seek(0, io.SeekCurrent)
+	return off
+}
+
+// gzipErr is err as damage when it is what a damaged member gives, else err itself (an I/O error).
+func gzipErr(err error) error {
+	switch {
+	case errors.Is(err, gzip.ErrChecksum):
+		return corrupt("gzip CRC-32 or ISIZE mismatch")
+	case errors.Is(err, gzip.ErrHeader), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return corrupt("gzip member: %v", err)
+	}
+	var ce flate.CorruptInputError
+	var ie flate.InternalError
+	if errors.As(err, &ce) || errors.As(err, &ie) {
+		return corrupt("deflate: %v", err)
+	}
+	return err
+}
+
+// header reads the WARC header block and returns its Content-Length and WARC-Block-Digest
+// (algorithm and value; empty when the record has none).
+func (c *checker) header() (length int64, alg, digest string, err error) {
+	length = -1
+	for i := 0; ; i++ {
+		line, err := c.hdr.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) { // a long line (a long WARC-Target-URI): gather it
+			long := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) < maxWARCHeader {
+				line, err = c.hdr.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				return 0, "", "", corrupt("a WARC header line longer than %d bytes", maxWARCHeader)
+			}
+			return 0, "", "", gzipErr(err)
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if i == 0 {
+			if !bytes.HasPrefix(line, []byte("WARC/")) {
+				return 0, "", "", corrupt("no WARC version line")
+			}
+			continue
+		}
+		if len(line) == 0 {
+			break
+		}
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.ParseInt(string(value), 10, 64); err != nil || length < 0 {
+				return 0, "", "", corrupt("bad Content-Length %q", value)
+			}
+		case bytes.EqualFold(name, []byte("WARC-Block-Digest")):
+			a, d, _ := strings.Cut(string(value), ":")
+			alg, digest = strings.ToLower(a), d
+		}
+	}
+	if length < 0 {
+		return 0, "", "", corrupt("no Content-Length")
+	}
+	return length, alg, digest, nil
+}
