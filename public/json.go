@@ -85,12 +85,16 @@ func fastFields(b []byte) (f Fields, ok bool) {
 				return f, false
 			}
 			*f.intField(string(key)), i = n, next
-		case "revisit":
+		case "revisit", "headers_truncated":
+			v := &f.Revisit
+			if string(key) == "headers_truncated" {
+				v = &f.HeadersTruncated
+			}
 			switch {
 			case bytes.HasPrefix(b[i:], []byte("true")):
-				f.Revisit, i = true, i+4
+				*v, i = true, i+4
 			case bytes.HasPrefix(b[i:], []byte("false")):
-				f.Revisit, i = false, i+5
+				*v, i = false, i+5
 			default:
 				return f, false
 			}
@@ -135,7 +139,7 @@ func fastFields(b []byte) (f Fields, ok bool) {
 
 // known are the JSON names fastFields reads.
 var known = []string{"url", "mime", "status", "digest", "length", "offset", "filename", "usage",
-	"usage_robots", "usage_header", "release_at", "embargo_source", "id", "state", "time", "headers", "revisit", "refers_to"}
+	"usage_robots", "usage_header", "release_at", "embargo_source", "id", "state", "time", "headers", "headers_truncated", "revisit", "refers_to"}
 
 // foldsToKnown reports whether an unknown key would still match a known field in encoding/json.
 func foldsToKnown(key []byte) bool {

@@ -178,6 +178,9 @@ func appendCDXJ(b []byte, c *CDXJ) []byte {
 		}
 		b = append(b, ']')
 	}
+	if c.HeadersTruncated {
+		b = append(appendKey(b, "headers_truncated"), "true"...)
+	}
 	if c.Revisit {
 		b = append(appendKey(b, "revisit"), "true"...)
 	}

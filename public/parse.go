@@ -18,6 +18,7 @@ type Fields struct {
 	Headers                                                           []byte // raw JSON [[name, value], …], compact; nil when absent
 	Status, Length, Offset                                            int64
 	Revisit                                                           bool
+	HeadersTruncated                                                  bool // Headers holds only the first fields (CDXJ.HeadersTruncated)
 	IDEscaped                                                         bool // ID is the raw JSON string content, still escaped (see AppendID)
 }
 
@@ -119,6 +120,7 @@ type block struct {
 	Headers       json.RawMessage `json:"headers"`
 	Revisit       bool            `json:"revisit"`
 	RefersTo      string          `json:"refers_to"`
+	Truncated     bool            `json:"headers_truncated"`
 }
 
 // slowFields decodes a JSON block with encoding/json. Header fields other than a list of
@@ -132,6 +134,7 @@ func slowFields(js []byte) (Fields, error) {
 		URL: []byte(l.URL), Mime: []byte(l.Mime), Digest: []byte(l.Digest), Filename: []byte(l.Filename),
 		ReleaseAt: []byte(l.ReleaseAt), ID: []byte(l.ID), State: []byte(l.State), Time: []byte(l.Time),
 		RefersTo: []byte(l.RefersTo), EmbargoSource: []byte(l.EmbargoSource), Status: l.Status, Length: l.Length, Offset: l.Offset, Revisit: l.Revisit,
+		HeadersTruncated: l.Truncated,
 	}
 	if l.Usage != nil {
 		f.Usage, _ = json.Marshal(l.Usage)

@@ -24,7 +24,8 @@ func CDXJFiles(fsys fs.FS) ([]string, error) {
 }
 
 // ReadCDXJ calls fn for every line of the CDXJ file name in the public directory fsys, in order;
-// a line that does not parse ends the read with an error naming the file and line.
+// a line that does not parse, or is longer than MaxLineBytes, ends the read with an error naming
+// the file (and the line).
 func ReadCDXJ(fsys fs.FS, name string, fn func(Line) error) error {
 	f, err := fsys.Open(name)
 	if err != nil {
@@ -32,7 +33,7 @@ func ReadCDXJ(fsys fs.FS, name string, fn func(Line) error) error {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 64<<10), MaxLineBytes) // a longer line is an error (bufio.ErrTooLong)
 	for n := 1; sc.Scan(); n++ {
 		l, err := ParseLine(sc.Bytes())
 		if err != nil {

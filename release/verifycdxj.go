@@ -22,7 +22,7 @@ func (v *verifier) checkCDXJ(rel string, shard bool) {
 		return
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	sc.Buffer(make([]byte, 64<<10), public.MaxLineBytes) // the one limit of CDXJ lines
 	var prev []byte
 	for n := 1; sc.Scan(); n++ {
 		raw := sc.Bytes()
@@ -70,5 +70,8 @@ func (v *verifier) checkCDXJ(rel string, shard bool) {
 		} else if e.State == store.Sealed {
 			v.problem("%s line %d: capture %s has a tombstone but index.db says sealed", crel, n, l.ID)
 		}
+	}
+	if err := sc.Err(); err != nil { // a line longer than public.MaxLineBytes: the lines after it go unread
+		v.problem("%s: %v (the limit of a CDXJ line is %d bytes)", crel, err, public.MaxLineBytes)
 	}
 }

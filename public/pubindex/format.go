@@ -8,6 +8,8 @@ import (
 	"hash/crc32"
 	"strconv"
 	"strings"
+
+	"github.com/archivectl/archivectl/public"
 )
 
 // Names in public/.
@@ -29,10 +31,10 @@ const (
 	bloomBlock  = 64 // bytes: 512 bits
 	bloomK      = 7  // bits set per key
 	bitsPerKey  = 10
-	flagCont    = 1        // the block starts inside the lines of the previous block's last key
-	maxLine     = 1 << 20  // a longer CDXJ line is malformed
-	chunkSize   = 64 << 10 // the table is checksummed in chunks of this size, each checked when first read
-	topStep     = 32       // a key of the top level per this many blocks
+	flagCont    = 1                   // the block starts inside the lines of the previous block's last key
+	maxLine     = public.MaxLineBytes // a longer CDXJ line (its newline included) is malformed
+	chunkSize   = 64 << 10            // the table is checksummed in chunks of this size, each checked when first read
+	topStep     = 32                  // a key of the top level per this many blocks
 )
 
 // blockTarget is the plain size after which a block ends at the next key, and maxBlock the

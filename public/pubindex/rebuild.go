@@ -203,19 +203,20 @@ func mergeSegments(dst string, inputs []*Segment, t *tally, sync bool) (SegmentI
 	return w.finish()
 }
 
-// readLine returns the next line without its end; a line of maxLine bytes or more comes back
-// as a marker that fails to parse, so it is counted as malformed rather than ending the file.
+// readLine returns the next line without its end; a line longer than maxLine bytes (its newline
+// included: public.MaxLineBytes, what FormatLine writes at most) comes back as a marker that fails
+// to parse, so it is counted as malformed rather than ending the file.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	b, err := br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		long := append([]byte(nil), b...)
 		for err == bufio.ErrBufferFull {
 			b, err = br.ReadSlice('\n')
-			if len(long) < maxLine {
+			if len(long) <= maxLine {
 				long = append(long, b...)
 			}
 		}
-		if len(long) >= maxLine {
+		if len(long) > maxLine {
 			return []byte("line too long"), err
 		}
 		b = long
