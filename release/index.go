@@ -57,6 +57,11 @@ func (r *Releaser) ensureIndex(ctx context.Context) (*pubindex.Set, error) {
 	}
 	why := ""
 	set, err := pubindex.Open(os.DirFS(pub), nil)
+	if err == nil {
+		if err = set.Check(); err != nil { // a segment's checksums: what the commit's merge would trip over
+			set.Close()
+		}
+	}
 	var d *pubindex.DamageError
 	switch {
 	case errors.As(err, &d):

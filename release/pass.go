@@ -149,6 +149,9 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	if err := prepareDirs(r.dir); err != nil {
 		return s, -1, err
 	}
+	if err := repairStatus(r.dir, r.opt.Logger); err != nil {
+		return s, -1, err
+	}
 	index, err := r.ensureIndex(ctx)
 	if err != nil {
 		return s, -1, err
@@ -162,8 +165,8 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	if now.Before(p.state.LastPass) {
 		return s, -1, &NowBeforeLastPassError{Now: now, LastPass: p.state.LastPass.UTC()}
 	}
-	if st, err := os.Stat(layout.ReleaseLog(r.dir)); err == nil {
-		p.logSize = st.Size()
+	if p.logSize, err = repairLogTail(layout.ReleaseLog(r.dir), r.opt.Logger); err != nil {
+		return s, -1, err
 	}
 	next, ok, err := ix.Next(now)
 	if err != nil {

@@ -233,6 +233,26 @@ func (s *Segment) Check() error {
 	return nil
 }
 
+// checkBlocks checks every block's compressed bytes against its checksum; the table must have
+// passed Check.
+func (s *Segment) checkBlocks() error {
+	defer runtime.KeepAlive(s)
+	for i := range s.blocks() {
+		e := s.entry(i)
+		if e.off+uint64(e.clen) > s.ft.bloomOff {
+			return damaged(s.info.Name, "block %d: bad table entry (corrupt)", i)
+		}
+		comp, err := s.readAt(int64(e.off), int64(e.clen))
+		if err != nil {
+			return damaged(s.info.Name, "block %d: %v", i, err)
+		}
+		if crc32.Checksum(comp, castagnoli) != e.crc {
+			return damaged(s.info.Name, "block %d at offset %d: checksum mismatch", i, e.off)
+		}
+	}
+	return nil
+}
+
 // readAt returns n bytes at off: a view of the mapping, or a fresh buffer read with pread.
 func (s *Segment) readAt(off, n int64) ([]byte, error) {
 	if off < 0 || n < 0 {

@@ -308,3 +308,18 @@ func (c *cursor) next() error {
 	c.key = KeyOf(c.line)
 	return nil
 }
+
+// Check reads every segment's table and compressed blocks against their checksums (what opening
+// leaves to the first reads of each part), without decoding a block, and returns the first
+// *DamageError found.
+func (s *Set) Check() error {
+	for _, seg := range s.segs {
+		if err := seg.Check(); err != nil {
+			return err
+		}
+		if err := seg.checkBlocks(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
