@@ -120,9 +120,57 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 	if _, err := s.Refresh(); err != nil {
 		return nil, err
 	}
-	s.handler = s.routes()
+	s.handler = withHeaders(s.routes())
 	return s, nil
 }
+
+// Cache-Control of the answers: a released record's bytes never change (public files are never
+// rewritten); every other answer may change with the next release pass, so a cache must ask
+// again (a handler may set its own, as the static files do).
+const (
+	cacheRecord  = "public, max-age=31536000, immutable"
+	cacheDefault = "no-cache"
+)
+
+// withHeaders gives every answer of h, the ServeMux's own redirects included, the security
+// headers and a Cache-Control. The 400 and 431 that net/http writes itself, before any handler
+// runs (a malformed request, a head over MaxHeaderBytes), are beyond any handler's reach.
+func withHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		securityHeaders(w.Header())
+		w.Header().Set("Cache-Control", cacheDefault)
+		if r.URL.Path == "/api/v1/record" && r.URL.Query().Get("timestamp") != "" { // without one: the newest, which a pass may change
+			w = &recordCache{ResponseWriter: w}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// recordCache marks a record answered whole (200) as immutable.
+type recordCache struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *recordCache) WriteHeader(code int) {
+	if !w.wrote && code >= 200 {
+		w.wrote = true
+		if code == http.StatusOK && w.Header().Get("Cache-Control") == cacheDefault {
+			w.Header().Set("Cache-Control", cacheRecord)
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordCache) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *recordCache) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ServeHTTP answers one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
