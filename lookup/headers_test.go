@@ -20,7 +20,7 @@ func TestCacheControlAndSecurityHeaders(t *testing.T) {
 		{"/api/v1/calendar?url=https://example.com/a", http.StatusOK, cacheDefault},
 		{"/api/v1/record?url=https://example.com/a&timestamp=20260801100000", http.StatusOK, cacheRecord},
 		{"/api/v1/record?url=https://example.com/a", http.StatusOK, cacheDefault}, // the newest: a pass may change it
-		{"/api/v1/record?url=https://example.com/a&timestamp=20261129200000", http.StatusForbidden, cacheDefault},
+		{"/api/v1/record?url=https://example.com/a&timestamp=20261129200000", http.StatusUnavailableForLegalReasons, cacheDefault},
 		{"/api/v1/captures?url=https://nowhere.example/", http.StatusNotFound, cacheDefault},
 		{"/", http.StatusOK, cacheDefault},
 		{"/static/style.css", http.StatusOK, "public, max-age=3600"},
