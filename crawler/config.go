@@ -33,7 +33,7 @@ func ParseSitemapMode(s string) (SitemapMode, error) {
 }
 
 // Validate checks the settings a person writes: the scope, the sitemap mode, the include and
-// exclude patterns, the URL length limit and the resolve table. Every problem is listed.
+// exclude patterns, the URL length and path limits and the resolve table. Every problem is listed.
 func (cfg Config) Validate() error {
 	var errs []error
 	if _, err := ParseScope(string(cfg.Scope)); err != nil {
@@ -54,6 +54,12 @@ func (cfg Config) Validate() error {
 	}
 	if cfg.MaxURLLength < 0 || cfg.MaxURLLength > MaxURLLengthCeiling {
 		errs = append(errs, fmt.Errorf("max URL length %d: give 1 to %d bytes (0: the default, %d)", cfg.MaxURLLength, MaxURLLengthCeiling, DefaultMaxURLLength))
+	}
+	if cfg.MaxPathDepth < 0 {
+		errs = append(errs, fmt.Errorf("max path depth %d: give 0 (no limit) or more segments", cfg.MaxPathDepth))
+	}
+	if cfg.MaxPathRepeats < 0 {
+		errs = append(errs, fmt.Errorf("max path repeats %d: give 0 (no limit) or more", cfg.MaxPathRepeats))
 	}
 	for host, ip := range cfg.Resolve {
 		if host == "" || net.ParseIP(ip) == nil {

@@ -55,6 +55,8 @@ type Config struct {
 	RobotsUnreachableDays int           // 0 = an unreachable robots.txt without a cached copy disallows all, forever
 	LockTimeout           time.Duration // how long to wait for a busy frontier.db (default lockfile.DefaultTimeout, 5 s)
 	MaxURLLength          int           // longest URL, in bytes, crawled or followed (default DefaultMaxURLLength; at most MaxURLLengthCeiling)
+	MaxPathDepth          int           // most path segments a followed link may have; 0 = no limit (Defaults: DefaultMaxPathDepth)
+	MaxPathRepeats        int           // most times one path segment may follow itself in a followed link; 0 = no limit (Defaults: DefaultMaxPathRepeats)
 
 	ScopedSeeds   []Seed            // seeds that may name their own scope (ReadSeeds); crawled with Seeds
 	Scope         Scope             // the scope of a seed that names none (default DefaultScope)
@@ -217,23 +219,25 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 }
 
 // Defaults returns the settings a crawl is meant to run with: archivectl's configuration starts
-// from them. Open fills the zero fields of a Config from them, except Delay, MaxDelay and Retries,
-// whose zero is a setting of its own.
+// from them. Open fills the zero fields of a Config from them, except Delay, MaxDelay, Retries,
+// MaxPathDepth and MaxPathRepeats, whose zero is a setting of its own.
 func Defaults() Config {
 	return Config{
-		Agent:         "archivectl",
-		Delay:         time.Second,
-		MaxDelay:      30 * time.Second,
-		MaxRetryAfter: 5 * time.Minute,
-		Concurrency:   16,
-		MaxBody:       10 << 20,
-		Timeout:       30 * time.Second,
-		Retries:       2,
-		RetryBackoff:  time.Second,
-		LockTimeout:   lockfile.DefaultTimeout,
-		MaxURLLength:  DefaultMaxURLLength,
-		Scope:         DefaultScope,
-		Sitemaps:      DefaultSitemaps,
+		Agent:          "archivectl",
+		Delay:          time.Second,
+		MaxDelay:       30 * time.Second,
+		MaxRetryAfter:  5 * time.Minute,
+		Concurrency:    16,
+		MaxBody:        10 << 20,
+		Timeout:        30 * time.Second,
+		Retries:        2,
+		RetryBackoff:   time.Second,
+		LockTimeout:    lockfile.DefaultTimeout,
+		MaxURLLength:   DefaultMaxURLLength,
+		MaxPathDepth:   DefaultMaxPathDepth,
+		MaxPathRepeats: DefaultMaxPathRepeats,
+		Scope:          DefaultScope,
+		Sitemaps:       DefaultSitemaps,
 	}
 }
 

@@ -37,6 +37,8 @@ type Summary struct {
 	SitemapURLs       int   // new pages that sitemaps listed
 	OtherPartition    int   // URLs found on origins of other partitions (Config.Partition), left to their nodes
 	TooLong           int   // URLs found longer than Config.MaxURLLength, each time found: not followed (docs/rules.md#d25)
+	TooDeep           int   // links with more path segments than Config.MaxPathDepth, each time found: not followed (docs/rules.md#d26)
+	Repeating         int   // links repeating a path segment more than Config.MaxPathRepeats times, each time found: not followed
 	LinksDropped      int   // distinct references of a page or stylesheet past its 10,000th: not followed
 }
 
@@ -71,6 +73,9 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	}
 	if s.TooLong > 0 {
 		b = fmt.Appendf(b, "too long     %d URLs longer than the URL length limit, not followed\n", s.TooLong)
+	}
+	if s.TooDeep > 0 || s.Repeating > 0 {
+		b = fmt.Appendf(b, "traps        %d URLs too deep, %d repeating a path segment, not followed\n", s.TooDeep, s.Repeating)
 	}
 	if s.LinksDropped > 0 {
 		b = fmt.Appendf(b, "links        %d past the 10,000 of a page or stylesheet, not followed\n", s.LinksDropped)

@@ -25,26 +25,56 @@ func checkURLLength(u string, max int) error {
 	return nil
 }
 
-// admit drops the items whose URLs are longer than the limit, before they are claimed or
-// persisted; found is the URL they were found at. What it drops is logged once for found and
-// counted, and never stops the crawl: found itself is sealed whatever its links are.
+// admit drops the items that are not followed, before they are claimed or persisted: URLs
+// longer than the limit (docs/rules.md#d25) and, but for requisites, paths that look like a
+// crawler trap (checkPath, docs/rules.md#d26); found is the URL they were found at. What it drops
+// is logged once for found per rule and counted, and never stops the crawl: found itself is
+// sealed whatever its links are.
 func (c *Crawl) admit(found string, items []item) []item {
-	kept, dropped, first := items[:0], 0, ""
+	var drops [3]struct { // [0]: too long; [trapDepth], [trapRepeats]: the trap rules
+		n     int
+		first string
+		err   error
+	}
+	note := func(i int, u string, err error) {
+		if drops[i].n == 0 {
+			drops[i].first, drops[i].err = u, err
+		}
+		drops[i].n++
+	}
+	kept := items[:0]
 	for _, it := range items {
-		if checkURLLength(it.URL, c.cfg.MaxURLLength) != nil {
-			if dropped == 0 {
-				first = it.URL
-			}
-			dropped++
+		if err := checkURLLength(it.URL, c.cfg.MaxURLLength); err != nil {
+			note(0, it.URL, err)
 			continue
+		}
+		if it.Kind != kindRequisite { // a requisite is bounded by its hops (maxRequisiteHops)
+			if rule, err := checkPath(it.URL, c.cfg.MaxPathDepth, c.cfg.MaxPathRepeats); err != nil {
+				note(int(rule), it.URL, err)
+				continue
+			}
 		}
 		kept = append(kept, it)
 	}
-	if dropped > 0 {
-		clear(items[len(kept):])
-		c.log.Warn("URLs longer than the limit: not followed", "found_at", clip(found), "dropped", dropped,
-			"limit", c.cfg.MaxURLLength, "first", clip(first), "first_bytes", len(first))
-		c.stats.add(func(s *Summary) { s.TooLong += dropped })
+	clear(items[len(kept):])
+	if d := drops[0]; d.n > 0 {
+		c.log.Warn("URLs longer than the limit: not followed", "found_at", clip(found), "dropped", d.n,
+			"limit", c.cfg.MaxURLLength, "first", clip(d.first), "first_bytes", len(d.first))
+	}
+	if d := drops[trapDepth]; d.n > 0 {
+		c.log.Warn("crawler trap: URLs with more path segments than the limit not followed", "found_at", clip(found), "dropped", d.n,
+			"limit", c.cfg.MaxPathDepth, "first", clip(d.first), "reason", d.err)
+	}
+	if d := drops[trapRepeats]; d.n > 0 {
+		c.log.Warn("crawler trap: URLs repeating a path segment not followed", "found_at", clip(found), "dropped", d.n,
+			"limit", c.cfg.MaxPathRepeats, "first", clip(d.first), "reason", d.err)
+	}
+	if drops[0].n+drops[trapDepth].n+drops[trapRepeats].n > 0 {
+		c.stats.add(func(s *Summary) {
+			s.TooLong += drops[0].n
+			s.TooDeep += drops[trapDepth].n
+			s.Repeating += drops[trapRepeats].n
+		})
 	}
 	return kept
 }

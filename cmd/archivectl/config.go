@@ -38,6 +38,8 @@ type CrawlConfig struct {
 	MaxRetryAfter         time.Duration `yaml:"max_retry_after"`         // longest Retry-After honoured; an origin asking more is skipped
 	RetryBackoff          time.Duration `yaml:"retry_backoff"`           // first wait after a network error, doubled at each retry
 	MaxURLLength          int           `yaml:"max_url_length"`          // longest URL in bytes crawled or followed; a longer seed is an error
+	MaxPathDepth          int           `yaml:"max_path_depth"`          // most path segments of a link followed; 0 = no limit
+	MaxPathRepeats        int           `yaml:"max_path_repeats"`        // most times a path segment may follow itself in a link followed; 0 = no limit
 
 	Scope         string            `yaml:"scope"`          // origin, host, domain or prefix: the scope of a seed line that names none
 	Include       []string          `yaml:"include"`        // URL patterns (robots.txt syntax) of which a page must match one; none: every page
@@ -103,6 +105,8 @@ func defaultConfig() Config {
 			MaxRetryAfter:         d.MaxRetryAfter,
 			RetryBackoff:          d.RetryBackoff,
 			MaxURLLength:          d.MaxURLLength,
+			MaxPathDepth:          d.MaxPathDepth,
+			MaxPathRepeats:        d.MaxPathRepeats,
 			Scope:                 string(d.Scope),
 			Sitemaps:              string(d.Sitemaps),
 			NoRequisites:          d.NoRequisites,
@@ -137,6 +141,8 @@ func crawlerConfig(cfg Config) crawler.Config {
 		RetryBackoff:          cc.RetryBackoff,
 		RobotsUnreachableDays: cc.RobotsUnreachableDays,
 		MaxURLLength:          cc.MaxURLLength,
+		MaxPathDepth:          cc.MaxPathDepth,
+		MaxPathRepeats:        cc.MaxPathRepeats,
 	}
 	reachSettings(cc, &c)
 	c.Partition, _ = crawler.ParsePartition(cc.Partition) // checked with the configuration; "" is all

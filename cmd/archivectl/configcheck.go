@@ -102,6 +102,8 @@ func (c *Config) problems() []problem {
 	if atLeast("crawl.max_url_length", int64(cc.MaxURLLength), 1); cc.MaxURLLength > crawler.MaxURLLengthCeiling {
 		bad("crawl.max_url_length", cc.MaxURLLength, fmt.Sprintf("must be at most %d", crawler.MaxURLLengthCeiling))
 	}
+	atLeast("crawl.max_path_depth", int64(cc.MaxPathDepth), 0)
+	atLeast("crawl.max_path_repeats", int64(cc.MaxPathRepeats), 0)
 	positive("crawl.retry_backoff", cc.RetryBackoff)
 	positive("crawl.max_retry_after", cc.MaxRetryAfter)
 	if atLeast("crawl.robots_unreachable_days", int64(cc.RobotsUnreachableDays), 0); cc.RobotsUnreachableDays > maxUnreachableDays {
