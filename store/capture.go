@@ -36,6 +36,11 @@ type Capture struct {
 	EmbargoSource  string // what set Period when response headers may: "robots.txt" or "header"
 }
 
+// SourceRequisite is the EmbargoSource of a requisite withheld for the page that embeds it: its
+// release time is that page's, later than its own, and it gets no tombstone (docs/rules.md#d27).
+// Seal sets it; a Capture does not.
+const SourceRequisite = "requisite"
+
 // Location is where one record's gzip member lies: a file name (relative to its repository
 // directory, never a local absolute path), the member's offset and its compressed length.
 type Location struct {
@@ -87,10 +92,15 @@ type Entry struct {
 	UsageHeader   []string       `json:"usage_header,omitempty"`
 	UsageRobots   []string       `json:"usage_robots,omitempty"`
 	Usage         []string       `json:"usage,omitempty"`
-	EmbargoSource string         `json:"embargo_source,omitempty"` // what set Period: "robots.txt", "header", or "" when not recorded
+	EmbargoSource string         `json:"embargo_source,omitempty"` // what set Period: "robots.txt", "header", or "" when not recorded; SourceRequisite: what set ReleaseAt, the embedding page
 	Request       Location       `json:"request"`
 	Response      Location       `json:"response"`
 	Metadata      Location       `json:"metadata"`
 	State         CaptureState   `json:"state"`
 	Public        Location       `json:"public,omitzero"` // the released response record or the tombstone, relative to public/
 }
+
+// Withheld reports whether the capture is a requisite withheld for its page (SourceRequisite):
+// until its release time it is neither released nor tombstoned, since even its URL was read
+// from the page's body (docs/rules.md#d27).
+func (e Entry) Withheld() bool { return e.EmbargoSource == SourceRequisite }

@@ -60,6 +60,12 @@ func (ix *Index) scan(read readFunc, fn func(Entry) error) error {
 
 // stateRead reads the state buckets of states merged in key order (release order), while keep(key).
 func stateRead(states []CaptureState, keep func(k []byte) bool) readFunc {
+	return stateReadSkip(states, keep, nil)
+}
+
+// stateReadSkip is stateRead stepping over, undecoded, the entries whose encoded value skip
+// reports (nil: none).
+func stateReadSkip(states []CaptureState, keep func(k []byte) bool, skip func(v []byte) bool) readFunc {
 	return func(c *codec, from []byte, inclusive bool, add func([]byte, Entry) bool) error {
 		type cur struct {
 			s    CaptureState
@@ -85,6 +91,10 @@ func stateRead(states []CaptureState, keep func(k []byte) bool) readFunc {
 			if first == nil || !keep(first.k) {
 				return nil
 			}
+			if skip != nil && skip(first.v) {
+				first.k, first.v = first.c.Next()
+				continue
+			}
 			e, err := c.decode(first.s, first.k, first.v)
 			if err != nil {
 				return err
@@ -109,10 +119,12 @@ func (ix *Index) Due(now time.Time, fn func(Entry) error) error {
 }
 
 // Embargoed calls fn, in release order, for every capture still Sealed whose ReleaseAt is after now:
-// the captures that need a tombstone. fn runs with the index closed and may call Mark.
+// the captures that need a tombstone. A requisite withheld for its page (Entry.Withheld) needs
+// none: it is stepped over without being decoded, and stays Sealed until Due yields it
+// (docs/rules.md#d27). fn runs with the index closed and may call Mark.
 func (ix *Index) Embargoed(now time.Time, fn func(Entry) error) error {
 	start := timeKey(now.Add(time.Nanosecond))
-	read := stateRead([]CaptureState{Sealed}, func([]byte) bool { return true })
+	read := stateReadSkip([]CaptureState{Sealed}, func([]byte) bool { return true }, withheldValue)
 	return ix.scan(func(c *codec, from []byte, inclusive bool, add func([]byte, Entry) bool) error {
 		if from == nil {
 			from = start
@@ -223,4 +235,13 @@ func (ix *Index) Counts(now time.Time) (n Counts, err error) {
 		return nil
 	})
 	return n, err
+}
+
+// withheldPrefix is how an encoded entry of a withheld requisite starts, after its flags byte:
+// its EmbargoSource, SourceRequisite (entrycodec.go: sourceOther and the string).
+var withheldPrefix = appendSource(nil, SourceRequisite)
+
+// withheldValue reports, from its encoded value alone, whether an entry is withheld.
+func withheldValue(v []byte) bool {
+	return len(v) > 2 && v[0] == entryLayoutSource && bytes.HasPrefix(v[2:], withheldPrefix)
 }

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/surt"
@@ -47,7 +49,7 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 	startFile, startSize := s.w.name, s.w.size
 	err := s.ix.update(func(tx *bolt.Tx) error {
 		entries = entries[:0]
-		b := batch{c: newCodec(tx), firsts: map[string]string{}, originals: map[string]Entry{}}
+		b := batch{c: newCodec(tx), firsts: map[string]string{}, originals: map[string]Entry{}, log: s.opt.Logger}
 		for _, p := range ps {
 			if err := s.decide(&b, p); err != nil {
 				return err
@@ -213,6 +215,7 @@ type batch struct {
 	c         *codec            // of its transaction
 	firsts    map[string]string // firstSeenKey → id of the first capture, within this batch
 	originals map[string]Entry  // id → entry, for originals sealed in this batch
+	log       *slog.Logger
 }
 
 // firstSeen looks the first capture of a representation up in this batch, then in the index.
@@ -224,7 +227,8 @@ func (b *batch) firstSeen(surt, digest string) (Entry, bool, error) {
 }
 
 // decide fixes the capture's first seen, release time and whether it is a revisit
-// (docs/rules.md#release-time, docs/rules.md#d7, docs/rules.md#d13).
+// (docs/rules.md#release-time, docs/rules.md#d7, docs/rules.md#d13), then makes a requisite
+// wait for the page that embeds it (docs/rules.md#d27).
 func (s *Store) decide(b *batch, p *sealing) error {
 	e := &p.e
 	orig, found, err := b.firstSeen(e.SURT, e.PayloadDigest)
@@ -245,14 +249,53 @@ func (s *Store) decide(b *batch, p *sealing) error {
 		if orig.ReleaseAt.After(e.ReleaseAt) {
 			e.ReleaseAt = orig.ReleaseAt
 		}
-		return nil
+		if orig.Withheld() && orig.ReleaseAt.After(e.Time) { // its URL is not public yet either
+			e.EmbargoSource = SourceRequisite
+		}
+		return b.waitForPage(p)
 	}
 	k := string(firstSeenKey(e.SURT, e.PayloadDigest))
 	if !found || e.Time.Before(orig.Time) {
 		b.firsts[k] = e.ID
 	}
+	if err := b.waitForPage(p); err != nil {
+		return err
+	}
 	b.originals[e.ID] = *e
 	return nil
+}
+
+// waitForPage makes a requisite wait for the page (or stylesheet) that embeds it: its URL was
+// read from that page's body, so it is public no earlier than the body (docs/rules.md#d27).
+// When the page is not public by the requisite's capture time (its release time is later), the
+// requisite is withheld (SourceRequisite): no tombstone shows its URL, and its release time is
+// the later of its own and the page's. The page's id exists once it is sealed, in an earlier
+// batch, so its entry is in the index; a page the index does not hold is logged and the
+// requisite keeps its own release time.
+func (b *batch) waitForPage(p *sealing) error {
+	e, id := &p.e, p.c.RequisiteOfID
+	if id == "" {
+		return nil
+	}
+	page, ok, err := getEntry(b.c, id)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: requisite of %s: %w", e.URL, id, err)
+	case !ok:
+		b.log.Warn("store: a requisite's page is not in the index: the requisite keeps its own release time",
+			"url", e.URL, "requisite_of", p.c.RequisiteOf, "requisite_of_id", id)
+	case page.ReleaseAt.After(e.Time):
+		e.ReleaseAt, e.EmbargoSource = later(e.ReleaseAt, page.ReleaseAt), SourceRequisite
+	}
+	return nil
+}
+
+// later returns the later of two times.
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // encoders are reused gzip encoders, one per worker at a time.
@@ -278,7 +321,7 @@ func (s *Store) encode(p *sealing) error {
 		FirstSeen: e.FirstSeen, ReleaseAt: e.ReleaseAt, Robots: c.Robots, RobotsID: c.RobotsID,
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, Truncated: c.Truncated, Outlinks: c.Outlinks,
 		RequisiteOf: c.RequisiteOf, RequisiteOfID: c.RequisiteOfID, Sitemap: c.Sitemap, SitemapLastmod: c.SitemapLastmod,
-		EmbargoSource: c.EmbargoSource,
+		EmbargoSource: e.EmbargoSource, // SourceRequisite when decide withheld it
 	}.encode()
 	if err != nil {
 		return err
