@@ -21,9 +21,11 @@ import (
 
 // TestCrawlRequisitesEmbargoedByTheirOrigin: a page on origin a (robots.txt: a week's embargo)
 // embeds an image and a stylesheet from origin b (a month's), whose stylesheet pulls a font from
-// origin c, which disallows it. b's requisites are sealed with b's 31 days and stay tombstoned
-// until then, c's font is never requested, a's page is released after its own 7 days; every
-// origin's log shows robots.txt first and one request at a time, spaced by the delay.
+// origin c, which disallows it. b's requisites are sealed with b's 31 days and, their URLs read
+// from a's page under embargo, are withheld for it (docs/rules.md#d27): no tombstone, no URL
+// under public/, until their release; c's font is never requested, a's page is released after
+// its own 7 days; every origin's log shows robots.txt first and one request at a time, spaced
+// by the delay.
 func TestCrawlRequisitesEmbargoedByTheirOrigin(t *testing.T) {
 	t.Parallel()
 	exe := archivectlBinary(t)
@@ -80,19 +82,24 @@ func TestCrawlRequisitesEmbargoedByTheirOrigin(t *testing.T) {
 		if len(cs) != 1 || cs[0].entry.Period != 31 || cs[0].facts["embargo_days"] != "31" {
 			t.Fatalf("b%s: %+v, want one capture under b's 31 days", p, cs)
 		}
+		if cs[0].facts["embargo_source"] != "requisite" {
+			t.Errorf("b%s: embargo_source %q, want requisite: withheld for a's page", p, cs[0].facts["embargo_source"])
+		}
 		if cs[0].facts["requisite_of"] != a.URL+"/" || cs[0].facts["requisite_of_id"] != page[0].entry.ID {
 			t.Errorf("b%s: requisite of %v %v, want %s %s", p, cs[0].facts["requisite_of"], cs[0].facts["requisite_of_id"], a.URL+"/", page[0].entry.ID)
 		}
 	}
-	// Day 6: all three are tombstones; day 8: a's page is public, b's requisites are not; day 32: b's too.
+	// Day 6: a's page is a tombstone, b's requisites nowhere; day 8: a's page is public, b's
+	// requisites still withheld (no tombstone); day 32: b's are public too.
 	for _, pass := range []struct {
 		days     int
 		released []string
 		embargo  []string
+		withheld []string
 	}{
-		{6, nil, []string{a.URL + "/", b.URL + "/style.css", b.URL + "/img.png"}},
-		{8, []string{a.URL + "/"}, []string{b.URL + "/style.css", b.URL + "/img.png"}},
-		{32, []string{a.URL + "/", b.URL + "/style.css", b.URL + "/img.png"}, nil},
+		{6, nil, []string{a.URL + "/"}, []string{b.URL + "/style.css", b.URL + "/img.png"}},
+		{8, []string{a.URL + "/"}, nil, []string{b.URL + "/style.css", b.URL + "/img.png"}},
+		{32, []string{a.URL + "/", b.URL + "/style.css", b.URL + "/img.png"}, nil, nil},
 	} {
 		now := start.Add(time.Duration(pass.days) * 24 * time.Hour).Format(time.RFC3339)
 		mustRun(t, exe, "release", "--data", data, "--now", now)
@@ -106,6 +113,14 @@ func TestCrawlRequisitesEmbargoedByTheirOrigin(t *testing.T) {
 		for _, u := range pass.embargo {
 			if state[u].State != public.StateTombstone {
 				t.Errorf("day %d: %s is %q, want a tombstone", pass.days, u, state[u].State)
+			}
+		}
+		for _, u := range pass.withheld {
+			if state[u].State != "" {
+				t.Errorf("day %d: %s is %q, want nothing public: withheld for a's page", pass.days, u, state[u].State)
+			}
+			if p := strings.TrimPrefix(u, b.URL); pass.days < 8 && bytes.Contains(all, []byte(p)) {
+				t.Errorf("day %d: %s, read from a's page under embargo, is under public/", pass.days, p)
 			}
 		}
 		for _, m := range []string{"MARK-B-CSS", "MARK-B-IMG"} {

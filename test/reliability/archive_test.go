@@ -29,6 +29,13 @@ const markerPrefix = "LEAKMARK-"
 // markerLen is the length of a whole marker.
 const markerLen = len(markerPrefix) + 16
 
+// slugPrefix starts every URL slug, a token in a resource's path that finds its URL in any
+// file however the URL is written (SURT, JSON, a tombstone); a slug is the prefix and 8 digits.
+const slugPrefix = "URLSLUG"
+
+// slugLen is the length of a whole slug.
+const slugLen = len(slugPrefix) + 8
+
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // seedFor returns the campaign seed: ARCHIVECTL_SEED when set, else a fresh one; it is logged,
@@ -101,7 +108,16 @@ type capture struct {
 	original  *capture // the first capture of this URL with this body, nil when this is it
 	releaseAt time.Time
 	id        string // the store's capture id, once sealed
+
+	// A requisite: the capture (page or stylesheet) whose body names its URL, and whether it is
+	// withheld for it (docs/rules.md#d27): its URL may be public only once that body is.
+	embedder *capture
+	withheld bool
 }
+
+// urlPublic reports whether c's URL may appear under public/ at now: once the body that names
+// it is due.
+func (c *capture) urlPublic(now time.Time) bool { return c.embedder == nil || c.embedder.due(now) }
 
 // due reports whether c may be public at now.
 func (c *capture) due(now time.Time) bool { return !c.releaseAt.After(now) }
@@ -115,6 +131,7 @@ type generator struct {
 	urls   []string
 	all    []*capture
 	marker map[string]*capture // marker → the original capture carrying it
+	slug   map[string]*capture // URL slug → the capture of the URL holding it (TestNoEarlyPublicationRequisites)
 }
 
 func newGenerator(seed uint64, hosts int) *generator {

@@ -155,6 +155,23 @@ func checkPass(t *testing.T, dir string, srv http.Handler, g *generator, now tim
 		leak(where, map[string]bool{m: true})
 	}
 
+	// 1b. No URL read from a body not yet public (a requisite's, and so every requisite_of of
+	// a requisite it embeds in turn) is anywhere under public/: not in a tombstone, a CDXJ line,
+	// the access rules nor the audit log (docs/rules.md#d27).
+	urlLeak := func(where, self string, found map[string]bool) {
+		for sl := range found {
+			if c := g.slug[sl]; sl != self && c != nil && !c.urlPublic(now) {
+				t.Errorf("LEAK at pass %s: %s holds the URL %s, read from the body of %s (release %s)",
+					now.Format(time.RFC3339Nano), where, c.url, c.embedder.url, c.embedder.releaseAt.Format(time.RFC3339Nano))
+			}
+		}
+	}
+	if g.slug != nil {
+		for sl, where := range publicTokens(t, filepath.Join(dir, "public"), slugPrefix, slugLen) {
+			urlLeak(where, "", map[string]bool{sl: true})
+		}
+	}
+
 	// 2. The index: every capture in the state and at the release time the rule gives.
 	entries := indexEntries(t, dir)
 	for _, c := range g.all {
@@ -169,8 +186,13 @@ func checkPass(t *testing.T, dir string, srv http.Handler, g *generator, now tim
 				e.ReleaseAt.Format(time.RFC3339Nano), c.releaseAt.Format(time.RFC3339Nano))
 		case c.due(now) && e.State != store.Released:
 			t.Errorf("%s (release %s) is due at %s but %s", c.url, c.releaseAt.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano), e.State)
-		case !c.due(now) && e.State != store.Tombstoned:
+		case !c.due(now) && c.withheld && e.State != store.Sealed:
+			t.Errorf("%s (release %s), withheld for %s, is not due at %s but %s", c.url, c.releaseAt.Format(time.RFC3339Nano), c.embedder.url, now.Format(time.RFC3339Nano), e.State)
+		case !c.due(now) && !c.withheld && e.State != store.Tombstoned:
 			t.Errorf("%s (release %s) is not due at %s but %s", c.url, c.releaseAt.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano), e.State)
+		}
+		if e.Withheld() != c.withheld {
+			t.Errorf("%s: withheld %v in the index, the rule gives %v", c.url, e.Withheld(), c.withheld)
 		}
 		if c.due(now) && public[c.marker] == "" {
 			t.Errorf("%s is due (release %s ≤ %s) but its body is nowhere under public/", c.url, c.releaseAt.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
@@ -178,22 +200,27 @@ func checkPass(t *testing.T, dir string, srv http.Handler, g *generator, now tim
 	}
 
 	// 3. Every lookup answer about every URL.
+	self := "" // the slug of the URL asked about: an answer may name it
 	ask := func(target string) (int, []byte) {
 		rec := httptest.NewRecorder()
 		srv.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
 		b := rec.Body.Bytes()
-		found := map[string]bool{}
+		found, slugs := map[string]bool{}, map[string]bool{}
 		scanMarkers(b, found)
+		scanTokens(b, slugPrefix, slugLen, slugs)
 		if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
 			if plain, err := gunzip(b); err == nil {
 				scanMarkers(plain, found)
+				scanTokens(plain, slugPrefix, slugLen, slugs)
 			}
 		}
 		leak("GET "+target, found)
+		urlLeak("GET "+target, self, slugs)
 		return rec.Code, b
 	}
 	for u, cs := range g.byURL {
 		q := url.QueryEscape(u)
+		self = slugOf(u)
 		code, b := ask("/api/v1/captures?url=" + q)
 		var ans struct {
 			Captures []struct {
@@ -202,14 +229,34 @@ func checkPass(t *testing.T, dir string, srv http.Handler, g *generator, now tim
 				ReleaseAt string    `json:"release_at"`
 			} `json:"captures"`
 		}
-		if code != http.StatusOK || json.Unmarshal(b, &ans) != nil {
+		visible := 0 // a withheld capture is not public at all, not even as a tombstone
+		for _, c := range cs {
+			if !c.withheld || c.due(now) {
+				visible++
+			}
+		}
+		switch {
+		case visible == 0 && code == http.StatusNotFound: // nothing public: never made public
+		case code != http.StatusOK || json.Unmarshal(b, &ans) != nil:
 			t.Errorf("captures of %s: %d %.200s", u, code, b)
 			continue
 		}
-		if len(ans.Captures) != len(cs) {
-			t.Errorf("captures of %s: %d in the answer, %d sealed", u, len(ans.Captures), len(cs))
+		if len(ans.Captures) != visible {
+			t.Errorf("captures of %s: %d in the answer, %d sealed, %d public or tombstoned", u, len(ans.Captures), len(cs), visible)
 		}
 		for _, c := range cs {
+			if c.withheld && !c.due(now) {
+				for _, a := range ans.Captures {
+					if a.Timestamp.Equal(c.time) {
+						t.Errorf("captures of %s: the capture at %s, withheld for %s until %s, is in the answer", u, c.time, c.embedder.url, c.releaseAt)
+					}
+				}
+				code, _ := ask(fmt.Sprintf("/api/v1/record?url=%s&timestamp=%s&format=payload", q, c.time.UTC().Format("20060102150405")))
+				if code != http.StatusNotFound {
+					t.Errorf("record of %s, withheld for %s until %s: %d, want 404", u, c.embedder.url, c.releaseAt, code)
+				}
+				continue
+			}
 			ts := c.time.UTC().Format(time.RFC3339Nano)
 			want := map[bool]string{true: "released", false: "embargoed"}[c.due(now)]
 			hit := false
@@ -239,6 +286,7 @@ func checkPass(t *testing.T, dir string, srv http.Handler, g *generator, now tim
 		ask("/api/v1/record?url=" + q + "&format=payload")
 		ask("/?url=" + q)
 	}
+	self = ""
 	ask("/api/v1/calendar")
 	for h := range g.hosts {
 		ask(fmt.Sprintf("/api/v1/captures?url=%s&matchType=prefix&limit=1000", url.QueryEscape(fmt.Sprintf("https://h%d.example/", h))))
@@ -284,24 +332,44 @@ func gunzip(b []byte) ([]byte, error) {
 }
 
 // scanMarkers adds every marker found in b to found.
-func scanMarkers(b []byte, found map[string]bool) {
+func scanMarkers(b []byte, found map[string]bool) { scanTokens(b, markerPrefix, markerLen, found) }
+
+// scanTokens adds every token of the given prefix and length found in b to found.
+func scanTokens(b []byte, prefix string, n int, found map[string]bool) {
 	for {
-		i := bytes.Index(b, []byte(markerPrefix))
+		i := bytes.Index(b, []byte(prefix))
 		if i < 0 {
 			return
 		}
-		if len(b)-i >= markerLen {
-			found[string(b[i:i+markerLen])] = true
+		if len(b)-i >= n {
+			found[string(b[i:i+n])] = true
 		} else {
-			found[string(b[i:])] = true // a cut marker is a leak of its own
+			found[string(b[i:])] = true // a cut token is a leak of its own
 		}
-		b = b[i+len(markerPrefix):]
+		b = b[i+len(prefix):]
 	}
+}
+
+// slugOf is the URL slug in u, "" when it holds none.
+func slugOf(u string) string {
+	found := map[string]bool{}
+	scanTokens([]byte(u), slugPrefix, slugLen, found)
+	for sl := range found {
+		return sl
+	}
+	return ""
 }
 
 // publicMarkers returns every marker found in any file under dir, raw or gunzipped, with the
 // file it was found in.
 func publicMarkers(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	return publicTokens(t, dir, markerPrefix, markerLen)
+}
+
+// publicTokens returns every token of the given prefix and length found in any file under dir,
+// raw or gunzipped, with the file it was found in.
+func publicTokens(t *testing.T, dir, prefix string, n int) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -313,13 +381,13 @@ func publicMarkers(t *testing.T, dir string) map[string]string {
 			return err
 		}
 		found := map[string]bool{}
-		scanMarkers(b, found)
+		scanTokens(b, prefix, n, found)
 		if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
 			plain, err := gunzip(b)
 			if err != nil {
 				t.Errorf("%s: not whole gzip members: %v", p, err)
 			}
-			scanMarkers(plain, found) // what was read before any error counts too
+			scanTokens(plain, prefix, n, found) // what was read before any error counts too
 		}
 		rel, _ := filepath.Rel(dir, p)
 		for m := range found {
@@ -364,7 +432,9 @@ func treeDigest(t *testing.T, dir string) string {
 // The real crawler and store archive it; every capture must carry its own origin's embargo
 // (never its page's); nothing disallowed or on an unreachable origin is requested; then release
 // passes at random and adversarial instants must never publish a body before its time
-// (checkPass, as for TestNoEarlyPublication).
+// (checkPass, as for TestNoEarlyPublication), nor a requisite's URL (every resource path holds
+// a slug), its provenance or its tombstone before the body of the page naming it is public: a
+// requisite of a page under embargo is withheld until it (docs/rules.md#d27).
 func TestNoEarlyPublicationRequisites(t *testing.T) {
 	t.Parallel()
 	seed := seedFor(t)
@@ -543,7 +613,7 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 		if rng.IntN(4) == 0 {
 			dir = "/priv" + dir
 		}
-		return fmt.Sprintf("%s/%d.%s", dir, n, ext)
+		return fmt.Sprintf("%s/%d-%s%08d.%s", dir, n, slugPrefix, n, ext)
 	}
 	for _, po := range pageOrigins {
 		pagesHere := []string{"/"}
@@ -653,6 +723,19 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 		visit(u.String())
 	}
 
+	embedderOf := map[string]string{}  // resource URL → the page or stylesheet embedding it
+	namedByRobots := map[string]bool{} // URLs a robots.txt redirect names, public at once
+	for _, o := range all {
+		for p, r := range o.res {
+			for _, e := range r.embeds {
+				embedderOf[e] = o.srv.URL + p
+			}
+		}
+		if o.redirect != "" {
+			namedByRobots[o.redirect] = true
+		}
+	}
+
 	robotsTarget := map[*webOrigin]bool{}
 	for _, o := range all {
 		for _, x := range all {
@@ -695,7 +778,7 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 	}
 
 	// The captures, as the test knows them: each with its own origin's period.
-	g := &generator{byURL: map[string][]*capture{}, marker: map[string]*capture{}}
+	g := &generator{byURL: map[string][]*capture{}, marker: map[string]*capture{}, slug: map[string]*capture{}}
 	for id, e := range indexEntries(t, dir) {
 		if e.Robots {
 			if !embargo.RobotsExempt(e.URL) {
@@ -721,6 +804,38 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 		g.all = append(g.all, c)
 		g.byURL[c.url] = append(g.byURL[c.url], c)
 		g.marker[c.marker] = c
+		if sl := slugOf(c.url); sl != "" {
+			g.slug[sl] = c
+		}
+	}
+	// A requisite of a page (or stylesheet) not public by its own capture time is withheld for
+	// it: released no earlier than that page, never tombstoned (docs/rules.md#d27). Its URL may
+	// be public only once that page's body is, unless a robots.txt redirect names it anyway.
+	var withhold func(c *capture)
+	resolved := map[*capture]bool{}
+	withhold = func(c *capture) {
+		if resolved[c] {
+			return
+		}
+		resolved[c] = true
+		ps := g.byURL[embedderOf[c.url]]
+		if len(ps) != 1 {
+			return
+		}
+		p := ps[0]
+		withhold(p)
+		if p.releaseAt.After(c.time) {
+			c.withheld = true
+			if p.releaseAt.After(c.releaseAt) {
+				c.releaseAt = p.releaseAt
+			}
+		}
+		if !namedByRobots[c.url] {
+			c.embedder = p
+		}
+	}
+	for _, c := range g.all {
+		withhold(c)
 	}
 	if len(g.all) != len(expect) {
 		t.Errorf("seed %d: %d captures, the model expects %d", seed, len(g.all), len(expect))
