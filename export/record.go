@@ -5,23 +5,19 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/base32"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"strconv"
-	"strings"
 
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/archivectl/archivectl/public"
 )
 
 // Limits on what is read of one record.
 const (
-	maxWARCHead = 64 << 10  // a WARC record's header
 	maxHTTPHead = 1 << 20   // a response's HTTP head
 	maxTitleRaw = 512 << 10 // the start of an HTML payload kept to find its <title>
 )
@@ -97,14 +93,14 @@ func (fl *files) readRecord(loc public.Location, keepStart bool) (rec record, er
 	}
 	zr.Multistream(false)
 	br := bufio.NewReaderSize(zr, 32<<10)
-	h, err := readWARCHeader(br)
+	h, err := warcrecord.ReadHeader(br)
 	if err != nil {
 		return rec, err
 	}
-	rec.Type, rec.ID, rec.PayloadDigest = h["warc-type"], h["warc-record-id"], h["warc-payload-digest"]
-	n, err := strconv.ParseInt(h["content-length"], 10, 64)
+	rec.Type, rec.ID, rec.PayloadDigest = h.Get("WARC-Type"), h.Get("WARC-Record-ID"), h.Get("WARC-Payload-Digest")
+	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
 	if err != nil || n < 0 {
-		return rec, fmt.Errorf("Content-Length %q", h["content-length"])
+		return rec, fmt.Errorf("Content-Length %q", h.Get("Content-Length"))
 	}
 	if rec.Type != "response" {
 		return rec, nil
@@ -114,8 +110,11 @@ func (fl *files) readRecord(loc public.Location, keepStart bool) (rec record, er
 	}
 	block := &io.LimitedReader{R: br, N: n - int64(len(rec.head))}
 	s1 := sha1.New()
-	alg, own := payloadHash(rec.PayloadDigest)
-	w := io.MultiWriter(s1, own)
+	w := io.Writer(s1)
+	alg, own, noDigest := warcrecord.NewHash(rec.PayloadDigest) // absent or unknown: not checked
+	if noDigest == nil {
+		w = io.MultiWriter(s1, own)
+	}
 	var start bytes.Buffer
 	if keepStart {
 		w = io.MultiWriter(w, &capped{buf: &start, max: maxTitleRaw})
@@ -126,48 +125,12 @@ func (fl *files) readRecord(loc public.Location, keepStart bool) (rec record, er
 	if block.N != 0 {
 		return rec, fmt.Errorf("the block ends %d bytes before its Content-Length", block.N)
 	}
-	if alg != "" {
-		if got := digestString(alg, own.Sum(nil)); !strings.EqualFold(got, rec.PayloadDigest) {
-			return rec, fmt.Errorf("payload digest %s, WARC-Payload-Digest says %s", got, rec.PayloadDigest)
-		}
+	if noDigest == nil && !warcrecord.Matches(rec.PayloadDigest, own.Sum(nil)) {
+		return rec, fmt.Errorf("payload digest %s, WARC-Payload-Digest says %s", warcrecord.Format(alg, own.Sum(nil)), rec.PayloadDigest)
 	}
 	rec.SHA1 = base32.StdEncoding.EncodeToString(s1.Sum(nil))
 	rec.start = start.Bytes()
 	return rec, nil
-}
-
-// readWARCHeader reads "WARC/1.x" and the header fields up to the blank line; names are lowercased.
-func readWARCHeader(br *bufio.Reader) (map[string]string, error) {
-	h := map[string]string{}
-	total := 0
-	last := ""
-	for i := 0; ; i++ {
-		line, err := br.ReadSlice('\n')
-		if err != nil {
-			return nil, fmt.Errorf("WARC header: %w", err)
-		}
-		if total += len(line); total > maxWARCHead {
-			return nil, errors.New("WARC header over 64 KiB")
-		}
-		s := strings.TrimRight(string(line), "\r\n")
-		switch {
-		case i == 0:
-			if !strings.HasPrefix(s, "WARC/") {
-				return nil, fmt.Errorf("not a WARC record: starts with %q", s)
-			}
-		case s == "":
-			return h, nil
-		case (s[0] == ' ' || s[0] == '\t') && last != "":
-			h[last] += " " + strings.TrimSpace(s) // a continuation line
-		default:
-			name, value, ok := strings.Cut(s, ":")
-			if !ok {
-				return nil, fmt.Errorf("WARC header line %q has no colon", s)
-			}
-			last = strings.ToLower(strings.TrimSpace(name))
-			h[last] = strings.TrimSpace(value)
-		}
-	}
 }
 
 // readHTTPHead reads an HTTP message's head from the start of a record block of n bytes: every
@@ -194,27 +157,6 @@ func readHTTPHead(br *bufio.Reader, n int64) ([]byte, error) {
 		}
 	}
 	return head, nil
-}
-
-// payloadHash returns a hash of the algorithm a WARC-Payload-Digest names ("sha256" or "sha1"),
-// or "" and a hash whose sum is ignored when the digest is absent or of another algorithm.
-func payloadHash(digest string) (string, hash.Hash) {
-	alg, _, _ := strings.Cut(digest, ":")
-	switch strings.ToLower(alg) {
-	case "sha256":
-		return "sha256", sha256.New()
-	case "sha1":
-		return "sha1", sha1.New()
-	}
-	return "", sha1.New()
-}
-
-// digestString renders a digest as WARC records carry it: "sha256:<hex>" or "sha1:<base32>".
-func digestString(alg string, sum []byte) string {
-	if alg == "sha1" {
-		return "sha1:" + base32.StdEncoding.EncodeToString(sum)
-	}
-	return alg + ":" + hex.EncodeToString(sum)
 }
 
 // capped keeps the first max bytes written to it and discards the rest.

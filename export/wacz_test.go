@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/internal/warcrecord"
 )
 
 var created = time.Date(2026, 6, 1, 8, 30, 0, 0, time.UTC)
@@ -129,11 +131,11 @@ func recordID(t *testing.T, member []byte) string {
 		t.Fatalf("not a gzip member: %v", err)
 	}
 	zr.Multistream(false)
-	h, err := readWARCHeader(bufio.NewReader(zr))
+	h, err := warcrecord.ReadHeader(bufio.NewReader(zr))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h["warc-record-id"]
+	return h.Get("WARC-Record-ID")
 }
 
 func writeTestWACZ(t *testing.T, a *fixArchive, f Filter) ([]byte, WACZSummary) {
@@ -224,8 +226,8 @@ func TestWriteWACZFiltered(t *testing.T) {
 			t.Fatal(err)
 		}
 		zr.Multistream(false)
-		h, err := readWARCHeader(bufio.NewReader(zr))
-		if err != nil || h["warc-type"] != "warcinfo" || h["warc-filename"] != name[len("archive/"):] || h["warc-payload-digest"] != "" {
+		h, err := warcrecord.ReadHeader(bufio.NewReader(zr))
+		if err != nil || h.Get("WARC-Type") != "warcinfo" || h.Get("WARC-Filename") != name[len("archive/"):] || h.Get("WARC-Payload-Digest") != "" {
 			t.Errorf("%s starts with %v (%v), want its own warcinfo record without a payload digest", name, h, err)
 		}
 		if !bytes.HasSuffix(got, want) || len(got)-len(want) > 1024 {

@@ -1,18 +1,15 @@
 package lookup
 
 import (
+	"bufio"
 	"bytes"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/base32"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"hash"
 	"net/textproto"
 	"strconv"
 	"strings"
+
+	"github.com/archivectl/archivectl/internal/warcrecord"
 )
 
 // damageError is a public record that fails its checks: the bytes on disk are not the record
@@ -85,8 +82,8 @@ func (c *checker) write(p []byte) error {
 			p = nil
 			i := bytes.Index(c.head[from:], []byte(recordEnd))
 			if i < 0 {
-				if len(c.head) > maxWARCHeader {
-					return damaged("WARC header longer than %d bytes", maxWARCHeader)
+				if len(c.head) > warcrecord.MaxHeader {
+					return damaged("WARC header longer than %d bytes", warcrecord.MaxHeader)
 				}
 				continue
 			}
@@ -120,33 +117,25 @@ func (c *checker) write(p []byte) error {
 
 // startBlock parses the header block and sets up the digests.
 func (c *checker) startBlock(head []byte) error {
-	version, rest, _ := bytes.Cut(head, []byte("\r\n"))
-	if !bytes.HasPrefix(version, []byte("WARC/1.")) {
-		return damaged("not a WARC record: starts %q", trunc(string(version), 20))
-	}
-	h := textproto.MIMEHeader{}
-	for _, l := range strings.Split(strings.TrimSuffix(string(rest), recordEnd), "\r\n") {
-		k, v, ok := strings.Cut(l, ":")
-		if !ok {
-			return damaged("WARC header line %q has no colon", trunc(l, 40))
-		}
-		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	h, err := warcrecord.ReadHeader(bufio.NewReader(bytes.NewReader(head)))
+	if err != nil {
+		return damaged("%w", err)
 	}
 	c.header = h
 	if got := strings.Trim(h.Get("WARC-Target-URI"), "<>"); got != c.target {
 		return damaged("the record is of %q, not %q", trunc(got, 200), c.target)
 	}
-	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
-	if err != nil || n < 0 {
+	n, lerr := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+	if lerr != nil || n < 0 {
 		return damaged("record Content-Length %q is not a length", h.Get("Content-Length"))
 	}
 	c.length = n
 	c.want = h.Get("WARC-Block-Digest")
-	if c.block, err = digestHash(c.want); err != nil {
+	if _, c.block, err = warcrecord.NewHash(c.want); err != nil {
 		return damaged("WARC-Block-Digest: %w", err)
 	}
 	if c.wantPayload = h.Get("WARC-Payload-Digest"); c.wantPayload != "" && h.Get("WARC-Type") != "revisit" {
-		if c.payload, err = digestHash(c.wantPayload); err != nil {
+		if _, c.payload, err = warcrecord.NewHash(c.wantPayload); err != nil {
 			return damaged("WARC-Payload-Digest: %w", err)
 		}
 		c.inHTTPHead = strings.HasPrefix(h.Get("Content-Type"), "application/http")
@@ -191,42 +180,10 @@ func (c *checker) finish() error {
 		return damaged("the record ends after %d of its %d block bytes", c.seen, c.length)
 	case c.trailer < len(recordEnd):
 		return damaged("the record ends without CRLF CRLF after its block")
-	case !digestEqual(c.want, c.block.Sum(nil)):
+	case !warcrecord.Matches(c.want, c.block.Sum(nil)):
 		return damaged("WARC-Block-Digest %s does not match the block", c.want)
-	case c.payload != nil && !c.inHTTPHead && !digestEqual(c.wantPayload, c.payload.Sum(nil)):
+	case c.payload != nil && !c.inHTTPHead && !warcrecord.Matches(c.wantPayload, c.payload.Sum(nil)):
 		return damaged("WARC-Payload-Digest %s does not match the payload", c.wantPayload)
 	}
 	return nil
-}
-
-// digestHash returns a hash for a WARC digest "algorithm:value".
-func digestHash(d string) (hash.Hash, error) {
-	alg, _, ok := strings.Cut(d, ":")
-	if d == "" {
-		return nil, errors.New("missing: this archive writes one on every record")
-	}
-	if !ok {
-		return nil, fmt.Errorf("%q is not algorithm:value", trunc(d, 80))
-	}
-	switch strings.ToLower(alg) {
-	case "sha1":
-		return sha1.New(), nil
-	case "sha256":
-		return sha256.New(), nil
-	case "sha512":
-		return sha512.New(), nil
-	}
-	return nil, fmt.Errorf("algorithm %q cannot be checked", trunc(alg, 20))
-}
-
-// digestEqual reports whether the value of the WARC digest d is sum, written in base16 (either
-// case) or base32 (padded or not), the two forms WARC writers use.
-func digestEqual(d string, sum []byte) bool {
-	_, v, _ := strings.Cut(d, ":")
-	if b, err := hex.DecodeString(v); err == nil && bytes.Equal(b, sum) {
-		return true
-	}
-	v = strings.ToUpper(strings.TrimRight(v, "="))
-	b, err := base32.StdEncoding.WithPadding(base32.NoPadding).DecodeString(v)
-	return err == nil && bytes.Equal(b, sum)
 }

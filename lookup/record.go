@@ -8,14 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/textproto"
 	"strconv"
 	"strings"
 	"time"
-)
 
-// maxWARCHeader bounds the WARC header block of a record read back.
-const maxWARCHeader = 64 << 10
+	"github.com/archivectl/archivectl/internal/warcrecord"
+)
 
 // handleRecord answers GET /api/v1/record?url=URL[&timestamp=T][&format=F]: the released record
 // of a capture (the newest released one without timestamp), as its WARC record ("warc", the
@@ -289,7 +287,7 @@ type payload struct {
 func readPayload(r io.Reader) (payload, error) {
 	var p payload
 	br := bufio.NewReader(io.LimitReader(r, 1<<40))
-	wh, err := readWARCHeader(br)
+	wh, err := warcrecord.ReadHeader(br)
 	if err != nil {
 		return p, err
 	}
@@ -310,37 +308,6 @@ func readPayload(r io.Reader) (payload, error) {
 	}
 	p.status, p.header, p.body = resp.StatusCode, resp.Header, resp.Body
 	return p, nil
-}
-
-// readWARCHeader reads the version line and header fields of a WARC record.
-func readWARCHeader(br *bufio.Reader) (textproto.MIMEHeader, error) {
-	version, err := br.ReadSlice('\n')
-	if err != nil {
-		return nil, fmt.Errorf("WARC version line: %w", err)
-	}
-	if !strings.HasPrefix(string(version), "WARC/1.") {
-		return nil, fmt.Errorf("not a WARC record: starts %q", trunc(string(version), 20))
-	}
-	var size int
-	h := textproto.MIMEHeader{}
-	for {
-		b, err := br.ReadSlice('\n') // a line longer than the buffer fails with bufio.ErrBufferFull
-		if err != nil {
-			return nil, fmt.Errorf("WARC header: %w", err)
-		}
-		if size += len(b); size > maxWARCHeader {
-			return nil, errors.New("WARC header longer than 64 KiB")
-		}
-		l := strings.TrimRight(string(b), "\r\n")
-		if l == "" {
-			return h, nil
-		}
-		k, v, ok := strings.Cut(l, ":")
-		if !ok {
-			return nil, fmt.Errorf("WARC header line %q has no colon", trunc(l, 40))
-		}
-		h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
-	}
 }
 
 // trunc shortens s to n bytes for an error message.

@@ -2,21 +2,15 @@ package release
 
 import (
 	"bufio"
-	"bytes"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/base32"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/archivectl/archivectl/store"
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
@@ -46,9 +40,6 @@ func (e *DamageError) Unwrap() error { return e.Err }
 
 // Is makes errors.Is(err, ErrDamaged) true.
 func (e *DamageError) Is(target error) bool { return target == ErrDamaged }
-
-// maxWARCHeader is the longest WARC header line check reads.
-const maxWARCHeader = 16 << 20
 
 // errOutside is a location past the end of its sealed file (the file was cut short).
 var errOutside = errors.New("lies outside the file")
@@ -120,16 +111,20 @@ func (c *checker) check(f *os.File, off, n int64) error {
 	}
 	c.gz.Multistream(false)
 	c.hdr.Reset(c.gz)
-	length, alg, want, err := c.header()
-	if err != nil {
-		return err
+	hd, err := warcrecord.ReadHeader(c.hdr)
+	if errors.Is(err, warcrecord.ErrMalformed) {
+		return corrupt("%v", err)
+	} else if err != nil {
+		return gzipErr(err)
 	}
-	var h hash.Hash
-	switch alg {
-	case "sha256":
-		h = sha256.New()
-	case "sha1":
-		h = sha1.New()
+	length, err := strconv.ParseInt(hd.Get("Content-Length"), 10, 64)
+	if err != nil || length < 0 {
+		return corrupt("bad Content-Length %q", hd.Get("Content-Length"))
+	}
+	want := hd.Get("WARC-Block-Digest")
+	_, h, noDigest := warcrecord.NewHash(want) // absent or of an unknown algorithm: not checked
+	if noDigest != nil {
+		h = nil
 	}
 	var dst io.Writer = io.Discard
 	if h != nil {
@@ -155,11 +150,8 @@ func (c *checker) check(f *os.File, off, n int64) error {
 	if rest := int64(c.br.Buffered()) + n - mustOffset(sec); rest != 0 {
 		return corrupt("%d bytes after the gzip member in its range", rest)
 	}
-	if h != nil {
-		sum := h.Sum(nil)
-		if !strings.EqualFold(want, hex.EncodeToString(sum)) && !strings.EqualFold(want, base32.StdEncoding.EncodeToString(sum)) {
-			return corrupt("WARC-Block-Digest %s:%s does not match the block", alg, want)
-		}
+	if h != nil && !warcrecord.Matches(want, h.Sum(nil)) {
+		return corrupt("WARC-Block-Digest %s does not match the block", want)
 	}
 	return nil
 }
@@ -184,55 +176,4 @@ func gzipErr(err error) error {
 		return corrupt("deflate: %v", err)
 	}
 	return err
-}
-
-// header reads the WARC header block and returns its Content-Length and WARC-Block-Digest
-// (algorithm and value; empty when the record has none).
-func (c *checker) header() (length int64, alg, digest string, err error) {
-	length = -1
-	for i := 0; ; i++ {
-		line, err := c.hdr.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) { // a long line (a long WARC-Target-URI): gather it
-			long := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) && len(long) < maxWARCHeader {
-				line, err = c.hdr.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
-		}
-		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				return 0, "", "", corrupt("a WARC header line longer than %d bytes", maxWARCHeader)
-			}
-			return 0, "", "", gzipErr(err)
-		}
-		line = bytes.TrimRight(line, "\r\n")
-		if i == 0 {
-			if !bytes.HasPrefix(line, []byte("WARC/")) {
-				return 0, "", "", corrupt("no WARC version line")
-			}
-			continue
-		}
-		if len(line) == 0 {
-			break
-		}
-		name, value, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			continue
-		}
-		value = bytes.TrimSpace(value)
-		switch {
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			if length, err = strconv.ParseInt(string(value), 10, 64); err != nil || length < 0 {
-				return 0, "", "", corrupt("bad Content-Length %q", value)
-			}
-		case bytes.EqualFold(name, []byte("WARC-Block-Digest")):
-			a, d, _ := strings.Cut(string(value), ":")
-			alg, digest = strings.ToLower(a), d
-		}
-	}
-	if length < 0 {
-		return 0, "", "", corrupt("no Content-Length")
-	}
-	return length, alg, digest, nil
 }

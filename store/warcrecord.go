@@ -2,8 +2,6 @@ package store
 
 import (
 	"crypto/sha256"
-	"encoding/base32"
-	"encoding/hex"
 	"fmt"
 	"hash"
 	"io"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/nlnwa/gowarc/v3"
 	"github.com/nlnwa/whatwg-url/url"
 )
@@ -179,10 +178,9 @@ func blockPayloadDigests(alg string, block []byte, headLen int) (blockDigest, pa
 
 // formatDigest is h's sum as a WARC digest of alg: "sha256:<lowercase hex>" or "sha1:<base32>".
 func formatDigest(alg string, h hash.Hash) string {
-	var buf [sha256.Size]byte
-	sum := h.Sum(buf[:0])
-	if alg == "sha1" {
-		return "sha1:" + base32.StdEncoding.EncodeToString(sum)
+	if alg != "sha1" {
+		alg = "sha256"
 	}
-	return "sha256:" + hex.EncodeToString(sum)
+	var buf [sha256.Size]byte
+	return warcrecord.Format(alg, h.Sum(buf[:0]))
 }

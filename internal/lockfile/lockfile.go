@@ -85,14 +85,20 @@ func thisProcess() string { return fmt.Sprintf("this process (pid %d)", os.Getpi
 // Lock is an exclusive flock held on a lock file.
 type Lock struct{ f *os.File }
 
+// forkWindow is how long even a zero timeout retries: a lock this process has just released may
+// still be held for a moment by a child it forked meanwhile, which shares the open lock file
+// from fork until exec closes it (a flock belongs to the open file, not to the descriptor).
+const forkWindow = 100 * time.Millisecond
+
 // Acquire takes the exclusive flock of path (creating the file, mode 0600), retrying for at most
-// timeout (zero: one try). A lock still held then gives a *BusyError naming the holder.
+// timeout (zero: at once, within forkWindow). A lock still held then gives a *BusyError naming the
+// holder.
 func Acquire(path string, timeout time.Duration) (*Lock, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
-	deadline := time.Now().Add(timeout)
+	deadline := time.Now().Add(max(timeout, forkWindow))
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
