@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/archivectl/archivectl/embargo"
 )
 
 // queryValues parses a raw query string strictly: a parameter whose escapes do not decode (a
@@ -58,9 +60,8 @@ func checkURL(raw string) error {
 // state is what the public side holds (released when a released line exists, whatever the
 // clock); now only tells a due tombstone from one still waiting.
 func markDue(cs []capture, now time.Time) []capture {
-	t := now.UnixNano()
 	for i := range cs {
-		cs[i].due = !cs[i].released && cs[i].releaseAt <= t
+		cs[i].due = !cs[i].released && embargo.Releasable(time.Unix(0, cs[i].releaseAt), now)
 	}
 	return cs
 }
