@@ -11,9 +11,12 @@
 #
 # Cache root: $ARCHIVECTL_REPLAY_CACHE, else ${XDG_CACHE_HOME:-$HOME/.cache}/archivectl/replay-node.
 # Standard output is the directory alone; progress and errors go to standard error.
+#
+# An argument names another directory whose package.json and package-lock.json to install the
+# same way, into the same cache root (test/a11y/install.sh installs axe-core so).
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+here=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")}" && pwd)
 log() { printf 'install.sh: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
