@@ -29,6 +29,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/v1/captures", m.route("captures", s.handleCaptures))
 	mux.Handle("GET /api/v1/record", m.route("record", s.handleRecord))
 	mux.Handle("GET /api/v1/calendar", m.route("calendar", s.handleCalendarJSON))
+	mux.Handle("GET /api/v1/releases", m.route("releases", s.handleReleases))
 	s.cdxRoutes(mux)
 	mux.Handle("GET /{$}", m.route("page", s.handlePage))
 	mux.Handle("GET /calendar.svg", m.route("calendar_svg", s.handleCalendarSVG))

@@ -40,9 +40,11 @@ func (s *Server) browse(ix *index, q query, defaultLimit bool, now time.Time) (*
 	if q.after.key != "" {
 		b.First = base
 	}
-	page = markDue(page, now)
+	page, passes := markDue(page, now), s.passes(ix)
 	for i := range page {
-		b.Captures = append(b.Captures, toPage(&page[i], now))
+		p := toPage(&page[i], now)
+		passes.fill(&p, &page[i]) // "public since", when the release log's tail knows the pass
+		b.Captures = append(b.Captures, p)
 	}
 	return b, nil
 }

@@ -93,7 +93,7 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide b
 			lv := level(n, most)
 			fill, ink, stroke := shades[lv], inks[lv], ""
 			if day.Before(today) {
-				fill, ink = "#f4f4f4", "#aaa"
+				fill, ink = "#f4f4f4", "#595959" // 6.4:1: a date stays legible when its day is gone
 				if n > 0 {
 					fill, ink = dueFill, "#1d1d1f"
 				}
@@ -114,14 +114,18 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide b
 			if day.Equal(today) {
 				what += " (today)"
 			}
-			fmt.Fprintf(&b, `<g><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="4" fill="%s"%s/>`,
-				html.EscapeString(day.Format("Mon 2 Jan 2006")+": "+what), x, y, calCell, calCell, fill, stroke)
+			opening, closing := "<g>", "</g>"
+			if n > 0 { // a release day opens the day view: its captures (day.go)
+				opening, closing = `<a href="`+dayHref(day)+`">`, "</a>"
+			}
+			fmt.Fprintf(&b, `%s<title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="4" fill="%s"%s/>`,
+				opening, html.EscapeString(day.Format("Mon 2 Jan 2006")+": "+what), x, y, calCell, calCell, fill, stroke)
 			fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" font-size="12" fill="%s">%d</text>`, x+4, y+14, ink, day.Day())
 			if n > 0 {
 				fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end" font-family="sans-serif" font-size="15" font-weight="bold" fill="%s">%s</text>`,
 					x+calCell-5, y+calCell-6, ink, strconv.Itoa(n))
 			}
-			b.WriteString(`</g>`)
+			b.WriteString(closing)
 		}
 	}
 	legendY := height - calLegend + 22

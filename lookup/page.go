@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -27,21 +28,26 @@ var pageTemplate = template.Must(template.New("page.html").Funcs(template.FuncMa
 // pageData is what the page template shows. One of Captures, Browse or (with neither) the
 // archive at a glance fills the page under the search box and any notice.
 type pageData struct {
-	Query      string
-	Prefix     bool // the search box asks for everything under the URL
-	Error      string
-	Shorter    []link // prefix views to try when a URL was never made public
-	Captures   []pageCapture
-	Under      link // the prefix view of the captures' directory
-	Browse     *browseData
-	Glance     glance
-	Wide       template.HTML // the release calendar, weeks as columns
-	Tall       template.HTML // the same, weeks as rows
-	Upcoming   []upcomingDay
-	Recent     []recentRelease
-	Ahead      string // the last pass ran ahead of its machine's clock, in words; "" when not
-	Now        string
-	Generation int64
+	Query        string
+	Prefix       bool // the search box asks for everything under the URL
+	Error        string
+	Shorter      []link // prefix views to try when a URL was never made public
+	Captures     []pageCapture
+	Under        link // the prefix view of the captures' directory
+	Browse       *browseData
+	Timeline     *timelineData // ?view=timeline: every capture of the URL by year, month and day (timeline.go)
+	Day          *dayData      // ?day=: the captures whose release day it is (day.go)
+	Glance       glance
+	Home         bool          // the archive at a glance is shown: its own <h1>
+	Wide         template.HTML // the release calendar, weeks as columns
+	Tall         template.HTML // the same, weeks as rows
+	Upcoming     []upcomingDay
+	Recent       []recentRelease
+	Ahead        string // the last pass ran ahead of its machine's clock, in words; "" when not
+	TimelineHref string // the timeline of the URL looked up
+	Now          string
+	NowISO       string
+	Generation   int64
 }
 
 // link is one link the page offers.
@@ -53,23 +59,31 @@ type glance struct {
 	Due                        int // of Embargoed: release day before today, waiting for the next pass
 	NextRelease, NextCountdown string
 	LastPass                   string
+	NextISO, LastPassISO       string // for <time datetime>
 	Generation                 int64
 }
 
 // upcomingDay is one release day in the list of next releases.
 type upcomingDay struct {
 	Date, When string
+	Href       string // the day view, when the day is one
+	Datetime   string // YYYY-MM-DD
+	Since      bool   // the captures due since Date, not of Date alone
 	Captures   int
 }
 
 // recentRelease is one capture in the list of the most recent releases.
 type recentRelease struct {
-	URL, Href, ReleasedAt, Site, SiteHref string
+	URL, Href, ReleasedAt, ReleasedISO, Site, SiteHref string
 }
 
 // pageCapture is one capture as the page shows it.
 type pageCapture struct {
 	URL, Timestamp, State, ReleaseAt, Countdown, Digest, Mime string
+	TimeISO, ReleaseISO                                       string // RFC 3339, for <time datetime>
+	Anchor                                                    string // the card's id, for links from the timeline
+	EmbargoEnded                                              bool   // its release time has passed (released, or due)
+	PublicSince, PublicSinceISO                               string // the pass that released it, when the release log's tail says
 	EmbargoSource                                             string // what set the embargo, in words; "" when not recorded
 	Status                                                    int
 	Released, Revisit                                         bool
@@ -90,13 +104,22 @@ type pageCapture struct {
 func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 	ix := s.ix.Load()
 	now := s.now()
-	d := pageData{Now: now.UTC().Format("Mon 2 Jan 2006 15:04 UTC"), Generation: ix.generation, Ahead: aheadInWords(ix.state, now)}
+	d := pageData{Now: now.UTC().Format("Mon 2 Jan 2006 15:04 UTC"), NowISO: now.UTC().Format(time.RFC3339), Generation: ix.generation, Ahead: aheadInWords(ix.state, now)}
 	code := http.StatusOK
 	mark := map[time.Time]bool{}
 	v, err := queryValues(r.URL.RawQuery)
 	switch {
 	case err != nil:
 		d.Query, d.Error, code = queryParam(r.URL.RawQuery, "url"), err.Error(), http.StatusBadRequest
+	case v.Has("day"):
+		if d.Day, err = s.dayPage(ix, v, now); err != nil {
+			d.Day = nil
+			d.Error, code = err.Error(), http.StatusBadRequest
+			if errors.Is(err, errIndexRead) {
+				s.log.Error("public index read failed", "err", err)
+				code = http.StatusInternalServerError
+			}
+		}
 	case strings.TrimSpace(v.Get("url")) != "":
 		d.Query, d.Prefix = v.Get("url"), v.Get("matchType") == "prefix"
 		q, err := parseQuery(r)
@@ -121,12 +144,21 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 				d.Error, code = q.raw+" has never been made public by this archive. Check the URL, or browse what it holds nearby:", http.StatusNotFound
 				d.Shorter = shorter(q.raw)
 			}
+			names, passes := anchors(cs), s.passes(ix)
 			for i := range cs {
 				c := &cs[i]
-				d.Captures = append(d.Captures, toPage(c, now))
+				p := toPage(c, now)
+				p.Anchor = names[i]
+				passes.fill(&p, c)
+				d.Captures = append(d.Captures, p)
 				if !c.released {
 					mark[time.Unix(0, c.releaseAt).UTC().Truncate(24*time.Hour)] = true
 				}
+			}
+			d.TimelineHref = "/?view=timeline&url=" + url.QueryEscape(q.raw)
+			if v.Get("view") == "timeline" && len(cs) > 0 {
+				d.Timeline = timeline(q.raw, cs, d.Captures)
+				d.Captures = nil
 			}
 			if len(cs) > 0 {
 				if dirs := shorter(cs[0].url()); len(dirs) > 0 {
@@ -135,7 +167,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if d.Browse == nil {
+	if d.Browse == nil && d.Timeline == nil && d.Day == nil {
 		s.home(&d, ix, now, mark)
 	}
 	var buf bytes.Buffer
@@ -153,31 +185,35 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) home(d *pageData, ix *index, now time.Time, mark map[time.Time]bool) {
 	g := glance{Released: ix.released, Embargoed: ix.embargoed, Due: ix.overdue(now), Generation: ix.generation}
 	if t := ix.state.LastPass; !t.IsZero() {
-		g.LastPass = t.UTC().Format("2 Jan 2006 15:04 UTC")
+		g.LastPass, g.LastPassISO = t.UTC().Format("2 Jan 2006 15:04 UTC"), t.UTC().Format(time.RFC3339)
 	}
 	days := ix.upcoming(now)
 	today := now.UTC().Truncate(24 * time.Hour)
 	switch t := ix.state.NextRelease; {
 	case t != nil:
-		g.NextRelease, g.NextCountdown = t.UTC().Format("2 Jan 2006 15:04 UTC"), countdown(t.Sub(now))
+		g.NextRelease, g.NextCountdown, g.NextISO = t.UTC().Format("2 Jan 2006 15:04 UTC"), countdown(t.Sub(now)), t.UTC().Format(time.RFC3339)
 	case len(days) > 0: // a state.json without next_release: the first release day will do
-		g.NextRelease, g.NextCountdown = days[0].day.Format("Mon 2 Jan 2006"), dayWhen(days[0].day, today)
+		g.NextRelease, g.NextCountdown, g.NextISO = days[0].day.Format("Mon 2 Jan 2006"), dayWhen(days[0].day, today), days[0].day.Format(time.DateOnly)
 	}
 	d.Glance = g
+	d.Home = d.Error == "" && len(d.Captures) == 0
 	d.Wide = template.HTML(calendarSVG(ix.days, now, mark, true)) // built from numbers and escaped text only
 	d.Tall = template.HTML(calendarSVG(ix.days, now, mark, false))
 	if g.Due > 0 { // release days gone by: listed first, until a pass releases them
-		d.Upcoming = append(d.Upcoming, upcomingDay{Date: "since " + ix.days[0].day.Format("Mon 2 Jan 2006"),
-			When: "due: public after the next release pass", Captures: g.Due})
+		first := ix.days[0].day
+		d.Upcoming = append(d.Upcoming, upcomingDay{Since: true, Date: first.Format("Mon 2 Jan 2006"), Datetime: first.Format(time.DateOnly),
+			Href: dayHref(first), When: "due: public after the next release pass", Captures: g.Due})
 	}
 	for _, day := range days[:min(len(days), 8-len(d.Upcoming))] {
-		d.Upcoming = append(d.Upcoming, upcomingDay{Date: day.day.Format("Mon 2 Jan 2006"), When: dayWhen(day.day, today), Captures: day.count})
+		d.Upcoming = append(d.Upcoming, upcomingDay{Date: day.day.Format("Mon 2 Jan 2006"), When: dayWhen(day.day, today), Captures: day.count,
+			Href: dayHref(day.day), Datetime: day.day.Format(time.DateOnly)})
 	}
 	if len(d.Captures) > 0 {
 		return
 	}
 	for _, e := range s.recentReleases(ix, 8) {
-		r := recentRelease{URL: e.URL, Href: "/?url=" + url.QueryEscape(e.URL), ReleasedAt: e.ReleaseAt.UTC().Format("2 Jan 2006 15:04")}
+		r := recentRelease{URL: e.URL, Href: "/?url=" + url.QueryEscape(e.URL), ReleasedAt: e.ReleaseAt.UTC().Format("2 Jan 2006 15:04"),
+			ReleasedISO: e.ReleaseAt.UTC().Format(time.RFC3339)}
 		if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
 			r.Site, r.SiteHref = u.Host, "/?matchType=prefix&url="+url.QueryEscape(u.Scheme+"://"+u.Host+"/")
 		}
@@ -203,6 +239,7 @@ func toPage(c *capture, now time.Time) pageCapture {
 		URL: c.url(), Timestamp: humanTime(c.time), State: public.StateEmbargoed, ReleaseAt: humanTime(c.releaseAt),
 		Digest: c.digest(), Mime: c.mime, Status: int(c.status), Released: c.released, Revisit: c.revisit,
 		Usage: usageInWords(c.usage), RawUsage: c.contentUsage(), EmbargoSource: sourceInWords(c.embargoSource), Due: c.due,
+		TimeISO: isoTime(c.time), ReleaseISO: isoTime(c.releaseAt), EmbargoEnded: c.released || c.due,
 	}
 	if h := c.headers(); h != "" {
 		_ = json.Unmarshal([]byte(h), &p.Headers) // checked at load to be a JSON array; a bad one shows none
@@ -255,6 +292,9 @@ func queryParam(raw, name string) string {
 	}
 	return ""
 }
+
+// isoTime renders Unix nanoseconds for a <time datetime>: RFC 3339 UTC, to the second.
+func isoTime(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339) }
 
 // humanTime renders Unix nanoseconds for a person: UTC, to the second.
 func humanTime(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05 UTC") }

@@ -24,12 +24,14 @@ func TestPage(t *testing.T) {
 			"<span class=\"label\">Released</span><strong>3</strong><small>captures, public byte for byte",
 			"<span class=\"label\">Under embargo</span><strong>27</strong>",
 			"Release calendar", `<svg xmlns="http://www.w3.org/2000/svg" class="calendar wide"`, `class="calendar tall"`,
-			"Next releases", `<span class="date">Tue 1 Dec 2026</span><span class="count">5 captures</span><span class="when">in 2 days</span>`,
-			`<span class="date">Sun 20 Dec 2026</span><span class="count">1 capture</span>`,
+			"Next releases", `<span class="date"><a href="/?day=2026-12-01"><time datetime="2026-12-01">Tue 1 Dec 2026</time></a></span><span class="count">5 captures</span><span class="when">in 2 days</span>`,
+			`<span class="date"><a href="/?day=2026-12-20"><time datetime="2026-12-20">Sun 20 Dec 2026</time></a></span><span class="count">1 capture</span>`,
+			`<a href="/?day=2026-12-01"><title>Tue 1 Dec 2026: 5 captures released</title>`, // a release day of the calendar opens its day view
+			`<h1 class="what">The archive at a glance</h1>`, "<main>", "</main>",
 			"Recently released", `href="/?url=https%3A%2F%2Fexample.com%2Fb">https://example.com/b</a>`,
 			`href="/?matchType=prefix&amp;url=https%3A%2F%2Fexample.com%2F">browse example.com</a>`,
-			"Today is Sun 29 Nov 2026 21:00 UTC",
-			`<span class="label">Next release</span><strong class="date">Tue 1 Dec 2026</strong><small>in 2 days</small>`, // state.json has none: the first release day
+			`Today is <time datetime="2026-11-29T21:00:00Z">Sun 29 Nov 2026 21:00 UTC</time>`,
+			`<span class="label">Next release</span><strong class="date"><time datetime="2026-12-01">Tue 1 Dec 2026</time></strong><small>in 2 days</small>`, // state.json has none: the first release day
 		}, []string{"<script", "1 captures", `class="notice"`}},
 		{"a URL with both states", "/?url=" + url.QueryEscape("https://www.example.com/a/"), 200, []string{
 			"2 captures of", `<span class="badge embargoed">embargoed</span>`, `<span class="badge released">released</span>`,
@@ -112,7 +114,8 @@ func TestPageBrowse(t *testing.T) {
 	}
 	body := get(t, s, "/?matchType=prefix&url=https://example.com/").Body.String()
 	for _, want := range []string{`https://example.com/treehouse</a>`, `<li class="released"><a class="url" href="/?url=https%3a%2f%2fexample.com%2fa">`,
-		"30 captures on this page", `<span class="badge embargoed">embargoed</span> captured 2026-11-20 00:00:00 UTC · release 2026-12-20 00:00:00 UTC, <span class="countdown">in 20 days 3 hours</span>`} {
+		"30 captures on this page", `<span class="badge embargoed">embargoed</span> captured <time datetime="2026-11-20T00:00:00Z">2026-11-20 00:00:00 UTC</time> · embargo ends <time datetime="2026-12-20T00:00:00Z">2026-12-20 00:00:00 UTC</time>, <span class="countdown">in 20 days 3 hours</span>`,
+		`public since <time datetime="2026-11-29T00:00:00Z">2026-11-29 00:00:00 UTC</time> · embargo ended <time datetime="2026-08-08T10:00:00Z">2026-08-08 10:00:00 UTC</time>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("site root lacks %q", want)
 		}
@@ -198,7 +201,7 @@ func TestCalendarSVG(t *testing.T) {
 		if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
 			t.Fatalf("wide %v: not well-formed XML: %v", wide, err)
 		}
-		if n := strings.Count(svg, "<g><title>"); n != 7*calWeeks {
+		if n := strings.Count(svg, "<title>"); n != 7*calWeeks {
 			t.Errorf("wide %v: %d day squares, want %d", wide, n, 7*calWeeks)
 		}
 		for _, want := range []string{

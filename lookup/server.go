@@ -9,9 +9,11 @@
 //	GET /api/v1/captures?url=URL[&matchType=exact|prefix&limit=N&cursor=C]   captures of a URL (or below a prefix)
 //	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed
 //	GET /api/v1/calendar                                                     upcoming releases per day
+//	GET /api/v1/releases?day=YYYY-MM-DD[&limit=N&cursor=C]                   the captures of one release day, paged (day.go)
 //	GET /cdx?url=URL[&matchType=…&from=…&to=…&filter=…&fl=…&output=…]        the CDX server API (cdxapi.go); also /api/v1/cdx
 //	GET /timegate/URL, /timemap/link/URL, /timemap/json/URL                  Memento, RFC 7089 (memento.go)
 //	GET /[?url=URL[&matchType=prefix&cursor=C]]                              the page: the archive at a glance, a capture card, or a prefix list
+//	GET /?url=URL&view=timeline, /?day=YYYY-MM-DD[&cursor=C]                 the page: a URL's timeline (timeline.go), a release day (day.go)
 //	GET /calendar.svg[?layout=tall]                                          the release calendar alone
 //	GET /feed/{releases,upcoming}.{atom,json}[?host=HOST|?prefix=URL]        release feeds, Atom and JSON Feed (feed.go)
 package lookup
