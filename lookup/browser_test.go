@@ -115,7 +115,7 @@ func TestBrowserSearch(t *testing.T) {
 			t.Errorf("the rendered result page lacks %q", want)
 		}
 	}
-	if n := strings.Count(result, "<title>"); n != 2*7*calWeeks { // the wide and the tall layout
+	if n := strings.Count(result, "</title><rect"); n != 2*7*calWeeks { // the wide and the tall layout
 		t.Errorf("the calendars rendered %d days, want %d", n, 2*7*calWeeks)
 	}
 	fi, err := os.Stat(shot)

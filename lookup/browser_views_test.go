@@ -46,7 +46,8 @@ type measured struct {
 const longURL = "https://example.com/news/a-rather-long-article-name-that-goes-on-and-on-and-on-without-a-break-2026.html?edition=weekend&section=local"
 
 // TestBrowserViews renders the page's views in headless Chromium at a laptop's width (1280 px)
-// and a phone's (390 px), saves a screenshot of each (see screenshotDir), and checks the layout:
+// and a phone's (390 px), saves a screenshot of each (see screenshotDir; the timeline's and the
+// day view's are lookup-timeline-*.png and lookup-day-*.png), and checks the layout:
 // nothing runs past the right edge, the calendar shown is the one for the width, at least twice
 // the old 282 px on a laptop, and never scaled so far down that its 12 px labels shrink.
 func TestBrowserViews(t *testing.T) {
@@ -69,6 +70,8 @@ func TestBrowserViews(t *testing.T) {
 		{"both", "/?url=" + url.QueryEscape("https://www.example.com/a/"), "2 captures of"},
 		{"never-archived", "/?url=" + url.QueryEscape("https://example.com/tree/p99/gone.html"), "Everything under https://example.com/tree/p99/"},
 		{"prefix", "/?matchType=prefix&limit=10&url=" + url.QueryEscape("https://example.com/"), "Next page"},
+		{"timeline", "/?view=timeline&url=" + url.QueryEscape("https://example.com/a"), "Timeline of https://example.com/a"},
+		{"day", "/?day=2026-12-01&limit=3", "Releasing on Tue 1 Dec 2026"},
 	}
 	for _, width := range []int{1280, 390} {
 		for _, v := range views {
@@ -89,7 +92,7 @@ func TestBrowserViews(t *testing.T) {
 			if m.ScrollWidth > m.Viewport || len(m.Beyond) > 0 {
 				t.Errorf("%s at %d px: the page is %d px wide; beyond the right edge: %v", v.name, width, m.ScrollWidth, m.Beyond)
 			}
-			if v.name == "prefix" { // a list: no calendar
+			if v.name == "prefix" || v.name == "timeline" || v.name == "day" { // lists: no calendar
 				continue
 			}
 			if len(m.Calendars) != 1 {

@@ -60,7 +60,7 @@ func calendarSVG(days []dayCount, now time.Time, mark map[time.Time]bool, wide b
 		orient = "wide"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="calendar %s" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="cal-title-%s">`,
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="calendar %s" width="%d" height="%d" viewBox="0 0 %d %d" role="group" aria-labelledby="cal-title-%s">`,
 		orient, width, height, width, height, orient)
 	pastDue := ""
 	if overdue > 0 {
