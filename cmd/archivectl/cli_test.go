@@ -190,6 +190,7 @@ func TestConfigOutOfRange(t *testing.T) {
 	}{
 		{[]string{"serve", "--listen", "nonsense"}, `archivectl serve: invalid --listen "nonsense": not HOST:PORT`},
 		{[]string{"serve", "--listen", "127.0.0.1:99999"}, `archivectl serve: invalid --listen "127.0.0.1:99999": the port is a number from 0 to 65535`},
+		{[]string{"serve", "--check", "nope"}, `archivectl serve: invalid --check "nope": use on, paste or off`},
 		{[]string{"demo", "--listen", "nonsense"}, `archivectl demo: invalid --listen "nonsense"`},
 		{[]string{"serve", "--schedule", "@every 1ms"}, `archivectl serve: invalid --schedule "@every 1ms": @every takes whole seconds, at least 1s`},
 		{[]string{"serve", "--schedule", "@every 1500ms"}, `archivectl serve: invalid --schedule "@every 1500ms": @every takes whole seconds`},

@@ -65,7 +65,9 @@ type ReleaseConfig struct {
 
 // ServeConfig holds the lookup service's options.
 type ServeConfig struct {
-	Listen string `yaml:"listen"`
+	Listen       string `yaml:"listen"`
+	Check        string `yaml:"check"`         // the publisher self-check at /check: on, paste (no fetches) or off
+	CheckPrivate bool   `yaml:"check_private"` // the self-check may fetch robots.txt from loopback and private addresses
 }
 
 // version is archivectl's version, sent in the User-Agent.
@@ -114,7 +116,7 @@ func defaultConfig() Config {
 		},
 		Store:   StoreConfig{MaxFileSize: store.DefaultMaxFileSize, Digest: store.DefaultDigest},
 		Release: ReleaseConfig{ShardSize: release.DefaultShardSize},
-		Serve:   ServeConfig{Listen: defaultListen},
+		Serve:   ServeConfig{Listen: defaultListen, Check: "on"},
 	}
 }
 

@@ -123,6 +123,11 @@ func (c *Config) problems() []problem {
 	if err := checkListen(c.Serve.Listen); err != nil {
 		bad("serve.listen", c.Serve.Listen, err.Error())
 	}
+	switch c.Serve.Check {
+	case "on", "paste", "off":
+	default:
+		bad("serve.check", c.Serve.Check, "use on, paste or off")
+	}
 	return ps
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/archivectl/archivectl/crawler/robots/selfcheck"
 	"github.com/archivectl/archivectl/export"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/lookup"
@@ -34,13 +35,15 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var nowFlag string
 	cfg, pos, code, ok := cli{
 		name:   "serve",
-		usage:  "usage: archivectl serve [--listen ADDR] [--schedule CRON] [--init] [--now T] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
+		usage:  "usage: archivectl serve [--listen ADDR] [--check on|paste|off] [--check-private] [--schedule CRON] [--init] [--now T] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			sharedFlags(fs, c)
 			fs.BoolVar(&initEmpty, "init", false, "serve a missing or empty data directory as a new, empty archive (a service started before the first crawl)")
 			fs.StringVar(&nowFlag, "now", "", "the lookup's clock stands still at this instant, RFC 3339 or a date YYYY-MM-DD (its midnight, UTC): countdowns and due captures as of then (states never depend on it); not with --schedule")
 			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
+			fs.stringKey(&c.Serve.Check, "check", "serve.check", "the publisher self-check at /check and POST /api/v1/check: on, paste (pasted robots.txt only, nothing fetched) or off")
+			fs.boolKey(&c.Serve.CheckPrivate, "check-private", "serve.check_private", "let the self-check fetch robots.txt from loopback and private addresses")
 			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
 		},
 	}.parse(args, stdout, stderr)
@@ -97,6 +100,14 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		opt.shared, opt.mirror = shared, mirrorDir(cfg)
 		opt.release.Publish = publisher(cfg, shared, opt.logger, nil)
 	}
+	if cfg.Serve.Check != "off" {
+		ua := cfg.Crawl.UserAgent
+		if ua == "" {
+			ua = defaultUserAgent(cfg.Crawl.Agent, cfg.Contact)
+		}
+		opt.check = &selfcheck.Options{Agent: cfg.Crawl.Agent, UserAgent: ua, NoFetch: cfg.Serve.Check == "paste",
+			AllowPrivate: cfg.Serve.CheckPrivate, Now: opt.now, Logger: opt.logger}
+	}
 	opt.ready = func(addr string) { fmt.Fprintf(stdout, "archivectl serve: http://%s/\n", addr) }
 	if err := serve(ctx, opt); err != nil {
 		fmt.Fprintf(stderr, "archivectl serve: %v\n", err)
@@ -125,10 +136,11 @@ type serveOptions struct {
 	listener               net.Listener    // when set, served instead of listening on listen
 	release                release.Options // for the daemon; its Logger is set from logger
 	logger                 *slog.Logger
-	ready                  func(addr string) // called once the listener is open
-	now                    func() time.Time  // the lookup's clock (countdowns, calendar); time.Now when nil
-	shared                 objectstore.Store // when set, the lookup serves its view (mirror) instead of DATA/public
-	mirror                 string            // the view's directory
+	ready                  func(addr string)  // called once the listener is open
+	now                    func() time.Time   // the lookup's clock (countdowns, calendar); time.Now when nil
+	shared                 objectstore.Store  // when set, the lookup serves its view (mirror) instead of DATA/public
+	mirror                 string             // the view's directory
+	check                  *selfcheck.Options // the publisher self-check beside the lookup; nil: none
 }
 
 // usageError is a bad flag value found after parsing (e.g. a cron spec that does not parse).
@@ -195,8 +207,13 @@ func serve(ctx context.Context, opt serveOptions) error {
 	if !addr.IP.IsLoopback() {
 		log.Warn("listening beyond loopback: the lookup is reachable from other machines", "addr", addr.String())
 	}
+	var handler http.Handler = srv
+	if opt.check != nil {
+		handler = selfcheck.New(*opt.check).Wrap(srv)
+		log.Info("publisher self-check at /check and POST /api/v1/check", "fetch", !opt.check.NoFetch, "private", opt.check.AllowPrivate)
+	}
 	hs := &http.Server{
-		Handler:           srv,
+		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      5 * time.Minute, // a large record streams
