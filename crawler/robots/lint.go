@@ -189,7 +189,7 @@ func (l *Lint) Warnings(agent string) []Warning {
 		ws = append(ws, Warning{Line: line, Code: code, Text: l.Line(line), Message: msg})
 	}
 	if l.Truncated {
-		add(0, WarnTruncated, "the file is longer than "+strconv.Itoa(MaxBytes)+" bytes: everything after them is ignored (docs/rules.md#d11)")
+		add(0, WarnTruncated, "the file is longer than "+strconv.Itoa(MaxBytes)+" bytes: everything after them is ignored")
 	}
 	if agent != "" && !ValidAgent(agent) {
 		add(0, WarnInvalidToken, "the product token "+strconv.Quote(agent)+" has characters outside [A-Za-z_-] (RFC 9309 §2.2.1): no group can name it, so only the \"*\" groups apply")
@@ -227,7 +227,7 @@ func (l *Lint) Warnings(agent string) []Warning {
 				}
 			}
 			if _, err := aipref.Parse(pref); err != nil {
-				add(r.Line, WarnInvalidUsage, "the preference "+strconv.Quote(pref)+" is not a valid RFC 9651 dictionary: every category stays unknown (docs/rules.md#d18)")
+				add(r.Line, WarnInvalidUsage, "the preference "+strconv.Quote(pref)+" is not a valid RFC 9651 dictionary: every category stays unknown")
 			}
 		}
 	}
@@ -263,7 +263,7 @@ func (l *Lint) Warnings(agent string) []Warning {
 			// An unanchored pattern matching a path matches every path that extends it, so a
 			// longer Disallow matching the Embargo-Allow's literal beats it on every path it covers.
 			if !d.pat.anchored && d.pat.match(r.pat.lit) {
-				add(int(r.line), WarnEmbargoAllowShadow, "every path this Embargo-Allow matches is also matched by the longer Disallow on line "+strconv.Itoa(int(d.line))+" ("+d.raw+"), which wins (docs/rules.md#d2): this line never allows anything")
+				add(int(r.line), WarnEmbargoAllowShadow, "every path this Embargo-Allow matches is also matched by the longer Disallow on line "+strconv.Itoa(int(d.line))+" ("+d.raw+"), which wins (RFC 9309 §2.2.2: the longest match): this line never allows anything")
 				break
 			}
 		}
@@ -402,7 +402,7 @@ func (l *Lint) URLWarnings(agent, pathQuery string, d Decision) []Warning {
 				Message: "this Embargo-Allow matches the URL but is ignored: the group has no valid Archive-Embargo"})
 		case !d.Allowed && d.Rule.Kind == KeyDisallow.String():
 			ws = append(ws, Warning{Line: int(r.line), Code: WarnEmbargoAllowShadow, Text: l.Line(int(r.line)),
-				Message: "this Embargo-Allow matches the URL, but the longer Disallow on line " + strconv.Itoa(d.Rule.Line) + " (" + d.Rule.Pattern + ") wins (docs/rules.md#d2)"})
+				Message: "this Embargo-Allow matches the URL, but the longer Disallow on line " + strconv.Itoa(d.Rule.Line) + " (" + d.Rule.Pattern + ") wins (RFC 9309 §2.2.2: the longest match)"})
 		}
 		if len(ws) >= 10 {
 			break
