@@ -210,7 +210,7 @@ func (l *Lint) Warnings(agent string) []Warning {
 			case tok == "":
 				add(r.Line, WarnAgentEmpty, "the user-agent value "+strconv.Quote(r.Value)+" does not start with a product token ([A-Za-z_-]): this line matches no crawler")
 			case tok != r.Value:
-				add(r.Line, WarnAgentCut, "only "+strconv.Quote(tok)+" is the product token; the rest of "+strconv.Quote(r.Value)+" is ignored (docs/rules.md#d5)")
+				add(r.Line, WarnAgentCut, "only "+strconv.Quote(tok)+" is the product token; the rest of "+strconv.Quote(r.Value)+" is ignored")
 			}
 		case r.group < 0 && r.Key != KeySitemap:
 			add(r.Line, WarnOutsideGroup, "this "+r.Key.String()+" line stands before the first user-agent line: it belongs to no group and is ignored")

@@ -240,6 +240,20 @@ func TestRefusesPrivate(t *testing.T) {
 	}
 }
 
+// TestWarningsBounded: a file of thousands of mistakes answers the first hundred and a count.
+func TestWarningsBounded(t *testing.T) {
+	t.Parallel()
+	ts := newTestHandler(t, Options{})
+	body := "User-agent: *\n" + strings.Repeat("Archive-Embargo: 90d\n", 5000)
+	var res Response
+	if code, raw := post(t, ts, `{"robots_txt": `+jsonString(body)+`, "urls": ["/"]}`, &res); code != 200 {
+		t.Fatalf("%d %.200s", code, raw)
+	}
+	if len(res.Warnings) != MaxWarnings || res.Omitted != 5001-MaxWarnings {
+		t.Errorf("%d warnings, %d omitted", len(res.Warnings), res.Omitted)
+	}
+}
+
 func TestNoFetch(t *testing.T) {
 	t.Parallel()
 	ts := newTestHandler(t, Options{NoFetch: true})

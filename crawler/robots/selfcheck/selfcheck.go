@@ -31,6 +31,7 @@ const (
 	MaxURLs         = 1000
 	MaxURLBytes     = 4096
 	MaxAgentBytes   = 256
+	MaxWarnings     = 100     // file warnings shown; the rest are counted in warnings_omitted
 	maxRequestBytes = 4 << 20 // a whole request body: the largest robots.txt and URL list fit
 )
 
@@ -150,9 +151,10 @@ type Response struct {
 	Now          string           `json:"now"`           // RFC 3339, UTC: the capture time the release dates assume
 	LastModified string           `json:"last_modified"` // as read, RFC 3339; "" when not given
 	Robots       Source           `json:"robots"`
-	Groups       []Group          `json:"groups"`   // the groups that apply to the agent
-	Specific     bool             `json:"specific"` // a group names the agent (else the "*" groups apply)
-	Warnings     []robots.Warning `json:"warnings"` // about the file as a whole, for this agent
+	Groups       []Group          `json:"groups"`           // the groups that apply to the agent
+	Specific     bool             `json:"specific"`         // a group names the agent (else the "*" groups apply)
+	Warnings     []robots.Warning `json:"warnings"`         // about the file as a whole, for this agent; the first MaxWarnings
+	Omitted      int              `json:"warnings_omitted"` // how many more there are
 	Results      []Result         `json:"results"`
 }
 
@@ -251,6 +253,9 @@ func (h *Handler) Check(ctx context.Context, req Request) (*Response, error) {
 	res.Groups = []Group{}
 	if lint != nil {
 		res.Warnings = lint.Warnings(agent)
+		if n := len(res.Warnings); n > MaxWarnings {
+			res.Warnings, res.Omitted = res.Warnings[:MaxWarnings:MaxWarnings], n-MaxWarnings
+		}
 		groups, specific := lint.Selected(agent)
 		res.Specific = specific
 		for _, g := range groups {
