@@ -1,7 +1,6 @@
 package lookup
 
 import (
-	"encoding/json"
 	"math"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 // axeTags are the rule sets axe-core checks: WCAG 2.0, 2.1 and 2.2 at levels A and AA.
@@ -51,33 +52,6 @@ var axeRun = `axe.run(document, {runOnly: {type: "tag", values: ["` + strings.Jo
   });
 })`
 
-// evalAwait runs a script whose value is a promise and decodes what it resolves to into v.
-func (b *browser) evalAwait(script string, v any) {
-	b.t.Helper()
-	var r struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-		ExceptionDetails *struct {
-			Text      string `json:"text"`
-			Exception *struct {
-				Description string `json:"description"`
-			} `json:"exception"`
-		} `json:"exceptionDetails"`
-	}
-	b.call("Runtime.evaluate", map[string]any{"expression": script, "returnByValue": true, "awaitPromise": true}, &r)
-	if e := r.ExceptionDetails; e != nil {
-		msg := e.Text
-		if e.Exception != nil {
-			msg += " " + e.Exception.Description
-		}
-		b.t.Fatalf("script failed: %s", msg)
-	}
-	if err := json.Unmarshal(r.Result.Value, v); err != nil {
-		b.t.Fatalf("script value %.200s: %v", r.Result.Value, err)
-	}
-}
-
 // TestAccessibility runs axe-core in headless Chromium over every view of the page, at a
 // laptop's width and a phone's (the calendar and some lists change with it): no violation of
 // WCAG 2.2 AA, as axe-core checks it. It also checks by hand what axe-core leaves to people:
@@ -90,7 +64,7 @@ func TestAccessibility(t *testing.T) {
 	s := standard(t).server(testNow)
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	b := startBrowser(t, chromium)
+	b := testkit.StartBrowser(t, chromium)
 	views := []struct{ name, path string }{
 		{"home", "/"},
 		{"capture card", "/?url=" + url.QueryEscape("https://www.example.com/a/")},
@@ -116,14 +90,14 @@ func TestAccessibility(t *testing.T) {
 })()`
 	for _, width := range []int{1280, 390} {
 		for _, v := range views {
-			b.open(ts.URL+v.path, width, 900)
+			b.Open(ts.URL+v.path, width, 900)
 			var ok bool
-			b.eval(axe+";\ntypeof axe === 'object'", &ok)
+			b.Eval(axe+";\ntypeof axe === 'object'", &ok)
 			if !ok {
 				t.Fatal("axe-core did not load in the page")
 			}
 			var found []axeViolation
-			b.evalAwait(axeRun, &found)
+			b.EvalAwait(axeRun, &found)
 			for _, f := range found {
 				t.Errorf("%s at %d px: %s (%s, %s):\n  %s", v.name, width, f.ID, f.Impact, f.Help, strings.Join(f.Nodes, "\n  "))
 			}
@@ -131,7 +105,7 @@ func TestAccessibility(t *testing.T) {
 				H1, Main, Times     int
 				Untimed, Untabbable []string
 			}
-			b.eval(structure, &st)
+			b.Eval(structure, &st)
 			if st.H1 != 1 || st.Main != 1 {
 				t.Errorf("%s at %d px: %d <h1> and %d <main>, want one each", v.name, width, st.H1, st.Main)
 			}

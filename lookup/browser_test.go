@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/testkit"
 	"golang.org/x/net/html"
 )
 
@@ -31,35 +32,6 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// browserCommand is chromium with args in a process group of its own and a fresh profile
-// directory; the group is killed when ctx ends, and the profile removed at the test's end once
-// nothing writes it any more (Chromium's helper processes outlive the main one for a moment,
-// which made t.TempDir's own cleanup fail with "directory not empty").
-func browserCommand(t *testing.T, ctx context.Context, chromium string, args ...string) *exec.Cmd {
-	t.Helper()
-	profile, err := os.MkdirTemp("", "archivectl-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for try := 0; ; try++ {
-			err := os.RemoveAll(profile)
-			if err == nil {
-				return
-			}
-			if try == 50 {
-				t.Logf("the browser profile %s stays: %v", profile, err)
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	})
-	cmd := exec.CommandContext(ctx, chromium, append([]string{"--user-data-dir=" + profile}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	return cmd
-}
-
 // headless runs chromium headless with args and returns its stdout.
 func headless(t *testing.T, chromium string, args ...string) string {
 	t.Helper()
@@ -67,7 +39,7 @@ func headless(t *testing.T, chromium string, args ...string) string {
 	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
 		"--disable-extensions", "--disable-background-networking", "--hide-scrollbars"}
-	cmd := browserCommand(t, ctx, chromium, append(base, args...)...)
+	cmd := testkit.ChromiumCommand(t, ctx, chromium, append(base, args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public"
 )
 
@@ -62,7 +63,7 @@ func TestBrowserViews(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	dir := screenshotDir(t)
-	b := startBrowser(t, chromium)
+	b := testkit.StartBrowser(t, chromium)
 	views := []struct{ name, path, want string }{
 		{"home", "/", "Recently released"},
 		{"embargoed", "/?url=" + url.QueryEscape("https://example.com/tree/p03"), "Under embargo: only this tombstone is public"},
@@ -75,11 +76,11 @@ func TestBrowserViews(t *testing.T) {
 	}
 	for _, width := range []int{1280, 390} {
 		for _, v := range views {
-			b.open(ts.URL+v.path, width, 900)
+			b.Open(ts.URL+v.path, width, 900)
 			var m measured
-			b.eval(measureScript, &m)
+			b.Eval(measureScript, &m)
 			shot := filepath.Join(dir, fmt.Sprintf("lookup-%s-%d.png", v.name, width))
-			b.screenshot(shot, width)
+			b.Screenshot(shot, width)
 			if fi, err := os.Stat(shot); err != nil || fi.Size() < 10<<10 {
 				t.Errorf("%s at %d px: screenshot %s missing or nearly empty: %v", v.name, width, shot, err)
 			}

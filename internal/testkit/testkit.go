@@ -1,5 +1,6 @@
 // Package testkit holds the helpers that tests of several packages share, written once: asking
-// an http.Handler for a target, and copying a data directory. Only tests import it.
+// an http.Handler for a target, copying a data directory, and a headless Chromium driven over the
+// DevTools protocol (chromium.go). Only tests import it.
 package testkit
 
 import (

@@ -1,7 +1,6 @@
 package selfcheck
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -11,9 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 // chromiumPath finds Debian's chromium, as the lookup's browser tests do (lookup/browser_test.go).
@@ -29,29 +29,6 @@ func chromiumPath(t *testing.T) string {
 	}
 	t.Skip("chromium is not installed: apt-get install -y chromium to run the browser test")
 	return ""
-}
-
-// browserCommand is chromium with args in a process group of its own and a fresh profile, as in
-// lookup/browser_test.go.
-func browserCommand(t *testing.T, ctx context.Context, chromium string, args ...string) *exec.Cmd {
-	t.Helper()
-	profile, err := os.MkdirTemp("", "archivectl-chromium-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for try := 0; try < 50; try++ {
-			if os.RemoveAll(profile) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Logf("the browser profile %s stays", profile)
-	})
-	cmd := exec.CommandContext(ctx, chromium, append([]string{"--user-data-dir=" + profile}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	return cmd
 }
 
 // screenshotDir is where the screenshots are kept: $ARCHIVECTL_SCREENSHOTS, else a directory
@@ -100,7 +77,7 @@ func TestBrowserPage(t *testing.T) {
 	ts := httptest.NewServer(h.Wrap(static))
 	defer ts.Close()
 	dir := screenshotDir(t)
-	b := startBrowser(t, chromium)
+	b := testkit.StartBrowser(t, chromium)
 	urls := "https://example.com/news/2026/11/election-night-live-coverage-with-a-long-address\n/news/live/1\n/about\n/robots.txt"
 	fill := fmt.Sprintf(`(function () {
   var f = document.querySelector("form.check");
@@ -108,15 +85,13 @@ func TestBrowserPage(t *testing.T) {
   f.submit(); return true;
 })()`, js(sample), js(urls))
 	for _, width := range []int{1280, 390} {
-		b.open(ts.URL+PagePath, width, 900)
+		b.Open(ts.URL+PagePath, width, 900)
 		var ok bool
-		b.events = b.events[:0]
-		b.eval(fill, &ok)
-		b.wait("Page.loadEventFired")
+		b.EvalAndWait(fill, &ok, "Page.loadEventFired")
 		var m measured
-		b.eval(measureScript, &m)
+		b.Eval(measureScript, &m)
 		shot := filepath.Join(dir, fmt.Sprintf("selfcheck-%d.png", width))
-		b.screenshot(shot, width)
+		b.Screenshot(shot, width)
 		if fi, err := os.Stat(shot); err != nil || fi.Size() < 10<<10 {
 			t.Errorf("%d px: screenshot %s missing or nearly empty: %v", width, shot, err)
 		}

@@ -1,4 +1,4 @@
-package lookup
+package testkit
 
 import (
 	"bufio"
@@ -8,19 +8,50 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/net/websocket"
 )
 
-// browser is a headless Chromium driven over the DevTools protocol: one page whose viewport the
+// ChromiumCommand is chromium with args in a process group of its own and a fresh profile
+// directory; the group is killed when ctx ends, and the profile removed at the test's end once
+// nothing writes it any more (Chromium's helper processes outlive the main one for a moment,
+// which made t.TempDir's own cleanup fail with "directory not empty").
+func ChromiumCommand(t *testing.T, ctx context.Context, chromium string, args ...string) *exec.Cmd {
+	t.Helper()
+	profile, err := os.MkdirTemp("", "archivectl-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for try := 0; ; try++ {
+			err := os.RemoveAll(profile)
+			if err == nil {
+				return
+			}
+			if try == 50 {
+				t.Logf("the browser profile %s stays: %v", profile, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+	cmd := exec.CommandContext(ctx, chromium, append([]string{"--user-data-dir=" + profile}, args...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	return cmd
+}
+
+// Browser is a headless Chromium driven over the DevTools protocol: one page whose viewport the
 // test sets (a phone's 390 px is below the smallest window headless Chromium opens), that it
 // navigates, measures with scripts the page's own Content-Security-Policy does not govern, and
 // photographs whole.
-type browser struct {
+type Browser struct {
 	t      *testing.T
 	ws     *websocket.Conn
 	id     int
@@ -37,11 +68,11 @@ type cdpMessage struct {
 	} `json:"error"`
 }
 
-// startBrowser starts chromium with a DevTools endpoint on loopback and attaches to its page.
-func startBrowser(t *testing.T, chromium string) *browser {
+// StartBrowser starts chromium with a DevTools endpoint on loopback and attaches to its page.
+func StartBrowser(t *testing.T, chromium string) *Browser {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := browserCommand(t, ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+	cmd := ChromiumCommand(t, ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
 		"--no-first-run", "--disable-extensions", "--disable-background-networking", "--hide-scrollbars",
 		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		"--remote-allow-origins=*", "about:blank")
@@ -86,8 +117,8 @@ func startBrowser(t *testing.T, chromium string) *browser {
 			}
 			ws.MaxPayloadBytes = 64 << 20
 			t.Cleanup(func() { ws.Close() })
-			b := &browser{t: t, ws: ws}
-			b.call("Page.enable", nil, nil)
+			b := &Browser{t: t, ws: ws}
+			b.Call("Page.enable", nil, nil)
 			return b
 		}
 		if try == 50 {
@@ -106,8 +137,8 @@ func indexPage(targets []struct{ Type, WebSocketDebuggerURL string }) int {
 	return -1
 }
 
-// call sends one command and decodes its result into result (when not nil).
-func (b *browser) call(method string, params, result any) {
+// Call sends one command and decodes its result into result (when not nil).
+func (b *Browser) Call(method string, params, result any) {
 	b.t.Helper()
 	b.id++
 	if params == nil {
@@ -138,8 +169,8 @@ func (b *browser) call(method string, params, result any) {
 	}
 }
 
-// wait returns once the event method has arrived (it may have come during an earlier call).
-func (b *browser) wait(method string) {
+// Wait returns once the event method has arrived (it may have come during an earlier call).
+func (b *Browser) Wait(method string) {
 	b.t.Helper()
 	for {
 		for i, e := range b.events {
@@ -160,17 +191,17 @@ func (b *browser) wait(method string) {
 	}
 }
 
-// open sets the viewport (a phone's, touch and meta viewport honoured, below 600 px) and loads url.
-func (b *browser) open(url string, width, height int) {
+// Open sets the viewport (a phone's, touch and meta viewport honoured, below 600 px) and loads url.
+func (b *Browser) Open(url string, width, height int) {
 	b.t.Helper()
-	b.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, nil)
+	b.Call("Emulation.setDeviceMetricsOverride", map[string]any{"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, nil)
 	b.events = b.events[:0]
-	b.call("Page.navigate", map[string]any{"url": url}, nil)
-	b.wait("Page.loadEventFired")
+	b.Call("Page.navigate", map[string]any{"url": url}, nil)
+	b.Wait("Page.loadEventFired")
 }
 
-// eval runs a script in the page and decodes the value it returns into v.
-func (b *browser) eval(script string, v any) {
+// Eval runs a script in the page and decodes the value it returns into v.
+func (b *Browser) Eval(script string, v any) {
 	b.t.Helper()
 	var r struct {
 		Result struct {
@@ -180,7 +211,7 @@ func (b *browser) eval(script string, v any) {
 			Text string `json:"text"`
 		} `json:"exceptionDetails"`
 	}
-	b.call("Runtime.evaluate", map[string]any{"expression": script, "returnByValue": true}, &r)
+	b.Call("Runtime.evaluate", map[string]any{"expression": script, "returnByValue": true}, &r)
 	if r.ExceptionDetails != nil {
 		b.t.Fatalf("script failed: %s", r.ExceptionDetails.Text)
 	}
@@ -189,15 +220,15 @@ func (b *browser) eval(script string, v any) {
 	}
 }
 
-// screenshot writes a PNG of the whole page, as wide as the viewport, to path.
-func (b *browser) screenshot(path string, width int) {
+// Screenshot writes a PNG of the whole page, as wide as the viewport, to path.
+func (b *Browser) Screenshot(path string, width int) {
 	b.t.Helper()
 	var metrics struct {
 		CSSContentSize struct{ Height float64 } `json:"cssContentSize"`
 	}
-	b.call("Page.getLayoutMetrics", nil, &metrics)
+	b.Call("Page.getLayoutMetrics", nil, &metrics)
 	var shot struct{ Data string }
-	b.call("Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true,
+	b.Call("Page.captureScreenshot", map[string]any{"format": "png", "captureBeyondViewport": true,
 		"clip": map[string]any{"x": 0, "y": 0, "width": width, "height": metrics.CSSContentSize.Height, "scale": 1}}, &shot)
 	png, err := base64.StdEncoding.DecodeString(shot.Data)
 	if err != nil || len(png) < 8 || !strings.HasPrefix(string(png), "\x89PNG") {
@@ -206,4 +237,40 @@ func (b *browser) screenshot(path string, width int) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		b.t.Fatal(fmt.Errorf("screenshot: %w", err))
 	}
+}
+
+// EvalAwait runs a script whose value is a promise and decodes what it resolves to into v.
+func (b *Browser) EvalAwait(script string, v any) {
+	b.t.Helper()
+	var r struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *struct {
+			Text      string `json:"text"`
+			Exception *struct {
+				Description string `json:"description"`
+			} `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	b.Call("Runtime.evaluate", map[string]any{"expression": script, "returnByValue": true, "awaitPromise": true}, &r)
+	if e := r.ExceptionDetails; e != nil {
+		msg := e.Text
+		if e.Exception != nil {
+			msg += " " + e.Exception.Description
+		}
+		b.t.Fatalf("script failed: %s", msg)
+	}
+	if err := json.Unmarshal(r.Result.Value, v); err != nil {
+		b.t.Fatalf("script value %.200s: %v", r.Result.Value, err)
+	}
+}
+
+// EvalAndWait runs a script that makes the page emit event (a form submitted: Page.loadEventFired),
+// decodes its value into v, and returns once that event, not an earlier one, has arrived.
+func (b *Browser) EvalAndWait(script string, v any, event string) {
+	b.t.Helper()
+	b.events = b.events[:0]
+	b.Eval(script, v)
+	b.Wait(event)
 }
