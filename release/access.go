@@ -61,7 +61,7 @@ func (p *pass) access() (*accessRules, error) {
 			a.add(e)
 			return nil
 		}); err != nil {
-			return nil, fmt.Errorf("release: access rules: %w", err)
+			return nil, fmt.Errorf("access rules: %w", err)
 		}
 	}
 	p.rules = a
@@ -139,10 +139,10 @@ func (a *accessRules) write(dataDir string) ([]journalFile, error) {
 			err = writeFile(tmp, b)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("release: %w", err)
+			return nil, err
 		}
 	} else if err := mergeAccess(layout.EmbargoACL(dataDir), tmp, a.changes); err != nil {
-		return nil, fmt.Errorf("release: %w", err)
+		return nil, err
 	}
 	a.all, a.changes, a.changed = nil, map[string]public.RuleChange{}, false
 	return []journalFile{{Tmp: layout.ReleaseTmpDir + "/" + layout.EmbargoACLFile, Public: layout.AccessDir + "/" + layout.EmbargoACLFile}}, nil
@@ -182,6 +182,6 @@ func (p *pass) commitAccess() error {
 		return err
 	}
 	j := &journal{Pass: p.now, Files: files, LogSize: p.logSize, State: p.state}
-	_, err = commit(p.r.dir, p.ix, j, nil)
+	_, err = journalAndApply(p.r.dir, p.ix, j, nil)
 	return err
 }

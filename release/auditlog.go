@@ -17,31 +17,31 @@ import (
 func appendLog(path string, size int64, lines []byte) error {
 	f, err := durable.OpenFile(path, os.O_RDWR|os.O_CREATE, publicFileMode)
 	if err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	if st.Size() < size {
 		f.Close()
-		return fmt.Errorf("release: %s is %d bytes, shorter than the %d a commit saw: it was cut by someone; restore it from a backup", path, st.Size(), size)
+		return fmt.Errorf("%s is %d bytes, shorter than the %d a commit saw: it was cut by someone; restore it from a backup", path, st.Size(), size)
 	}
 	if err := f.Truncate(size); err != nil {
 		f.Close()
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	if _, err := f.Seek(size, io.SeekStart); err != nil {
 		f.Close()
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	if _, err := f.Write(lines); err != nil {
 		f.Close()
-		return fmt.Errorf("release: append %s: %w", path, err)
+		return fmt.Errorf("append %s: %w", path, err)
 	}
 	if err := durable.SyncClose(f); err != nil {
-		return fmt.Errorf("release: sync %s: %w", path, err)
+		return fmt.Errorf("sync %s: %w", path, err)
 	}
 	return nil
 }
@@ -55,12 +55,12 @@ func repairLogTail(path string, log *slog.Logger) (int64, error) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("release: %w", err)
+		return 0, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("release: %w", err)
+		return 0, err
 	}
 	size := st.Size()
 	end := size // where the last complete line ends
@@ -69,7 +69,7 @@ func repairLogTail(path string, log *slog.Logger) (int64, error) {
 		start := max(end-int64(len(buf)), 0)
 		b := buf[:end-start]
 		if _, err := f.ReadAt(b, start); err != nil {
-			return 0, fmt.Errorf("release: read %s: %w", path, err)
+			return 0, fmt.Errorf("read %s: %w", path, err)
 		}
 		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
 			end = start + int64(i) + 1
@@ -81,10 +81,10 @@ func repairLogTail(path string, log *slog.Logger) (int64, error) {
 		return size, nil
 	}
 	if err := f.Truncate(end); err != nil {
-		return 0, fmt.Errorf("release: cut the torn last line of %s: %w", path, err)
+		return 0, fmt.Errorf("cut the torn last line of %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return 0, fmt.Errorf("release: %w", err)
+		return 0, err
 	}
 	log.Warn("audit log: cut a torn last line (a write cut short) back to the last complete line", "file", path,
 		"size", size, "cut_to", end, "bytes_cut", size-end)

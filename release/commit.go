@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"syscall"
 
 	"github.com/archivectl/archivectl/store"
@@ -33,7 +32,7 @@ func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileS
 	released, tombstoned := 0, 0
 	for _, e := range batch {
 		if err := ctx.Err(); err != nil {
-			return 0, fmt.Errorf("release: pass cancelled: %w", err)
+			return 0, fmt.Errorf("pass cancelled: %w", err)
 		}
 		m, err := add(&fs, e, &log)
 		if errors.Is(err, errHeldBack) {
@@ -105,7 +104,7 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 	j := &journal{Pass: p.now, Files: files, Marks: marks, LogSize: p.logSize, Log: string(log), State: st, Index: ic}
 	toSync := open
 	open = nil // commit closes them
-	if journaled, err = commit(p.r.dir, p.ix, j, toSync); err != nil {
+	if journaled, err = journalAndApply(p.r.dir, p.ix, j, toSync); err != nil {
 		return journaled, err
 	}
 	p.state = st
@@ -123,11 +122,11 @@ type diskFullError struct {
 
 // Error says, in one line, what became of the commit and what to do.
 func (e *diskFullError) Error() string {
-	cause := strings.TrimPrefix(e.err.Error(), "release: ")
+	cause := e.err.Error()
 	if e.journaled {
-		return fmt.Sprintf("release: the disk is full (%s) after the commit of %d captures was journaled: public/ may show part of it until a pass with free space under %s completes it", cause, e.captures, e.dir)
+		return fmt.Sprintf("the disk is full (%s) after the commit of %d captures was journaled: public/ may show part of it until a pass with free space under %s completes it", cause, e.captures, e.dir)
 	}
-	return fmt.Sprintf("release: the disk is full (%s): the %d captures of this commit were not published and public/ is as the last commit left it; free space under %s and run the pass again", cause, e.captures, e.dir)
+	return fmt.Sprintf("the disk is full (%s): the %d captures of this commit were not published and public/ is as the last commit left it; free space under %s and run the pass again", cause, e.captures, e.dir)
 }
 
 func (e *diskFullError) Unwrap() error { return e.err }

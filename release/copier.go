@@ -52,14 +52,14 @@ func (c *copier) run() {
 // copy copies the job's range, which must end at the end of dst so far, and starts its writeback.
 func (j copyJob) copy() error {
 	if _, err := j.src.Seek(j.off, io.SeekStart); err != nil {
-		return fmt.Errorf("release: read %s: %w", j.src.Name(), err)
+		return fmt.Errorf("read %s: %w", j.src.Name(), err)
 	}
 	n, err := j.dst.ReadFrom(io.LimitReader(j.src, j.n))
 	if err == nil && n != j.n {
 		err = fmt.Errorf("%s ends %d bytes into a range of %d at offset %d", j.src.Name(), n, j.n, j.off)
 	}
 	if err != nil {
-		return fmt.Errorf("release: copy into %s: %w", j.name, err)
+		return fmt.Errorf("copy into %s: %w", j.name, err)
 	}
 	durable.StartWriteback(j.dst, j.at, j.n)
 	return nil

@@ -152,7 +152,7 @@ func TestDaemonSurvivesPanic(t *testing.T) {
 	a := buildArchive(t, t.TempDir(), 6)
 	var panicked bool
 	crashHook = func(step string) {
-		if step == "renamed" && !panicked {
+		if step == "synced" && !panicked {
 			panicked = true
 			panic("injected failure inside a commit")
 		}

@@ -123,7 +123,7 @@ func TestFullDiskDuringPass(t *testing.T) {
 	}
 	msg := err.Error()
 	t.Logf("the pass says: %s", msg)
-	if !errors.Is(err, syscall.ENOSPC) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "release: the disk is full (") ||
+	if !errors.Is(err, syscall.ENOSPC) || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "the disk is full (") ||
 		!strings.Contains(msg, "were not published") || !strings.Contains(msg, dir) {
 		t.Errorf("the error is not one clear line about the full disk: %q", msg)
 	}

@@ -52,7 +52,7 @@ func createWARCFile(tmpDir, rel string, cp *copier) (*warcFile, error) {
 	tmp := filepath.Join(tmpDir, filepath.Base(rel))
 	f, err := durable.Create(tmp, publicFileMode)
 	if err != nil {
-		return nil, fmt.Errorf("release: create %s: %w", tmp, err)
+		return nil, fmt.Errorf("create %s: %w", tmp, err)
 	}
 	w := &warcFile{rel: rel, tmp: tmp, f: f, cp: cp}
 	w.bw = bufio.NewWriterSize(countWriter{w}, 256<<10)
@@ -84,16 +84,16 @@ func (w *warcFile) writeRecord(rec []byte) (off, length int64, err error) {
 	if w.gz == nil {
 		w.gz, err = gzip.NewWriterLevel(w.bw, gzip.DefaultCompression)
 		if err != nil {
-			return 0, 0, fmt.Errorf("release: gzip: %w", err)
+			return 0, 0, fmt.Errorf("gzip: %w", err)
 		}
 	} else {
 		w.gz.Reset(w.bw)
 	}
 	if _, err = w.gz.Write(rec); err != nil {
-		return 0, 0, fmt.Errorf("release: write %s: %w", w.rel, err)
+		return 0, 0, fmt.Errorf("write %s: %w", w.rel, err)
 	}
 	if err = w.gz.Close(); err != nil {
-		return 0, 0, fmt.Errorf("release: write %s: %w", w.rel, err)
+		return 0, 0, fmt.Errorf("write %s: %w", w.rel, err)
 	}
 	return off, w.offset() - off, nil
 }
@@ -123,7 +123,7 @@ func (w *warcFile) flushPending() error {
 		return nil
 	}
 	if err := w.bw.Flush(); err != nil {
-		return fmt.Errorf("release: write %s: %w", w.rel, err)
+		return fmt.Errorf("write %s: %w", w.rel, err)
 	}
 	w.cp.queue(copyJob{dst: w.f, name: w.rel, at: w.n + w.queued, src: p.src, off: p.off, n: p.n})
 	w.queued += p.n
@@ -143,7 +143,7 @@ func (w *warcFile) finish() ([]journalFile, []*os.File, error) {
 	}
 	if err := w.bw.Flush(); err != nil {
 		w.f.Close()
-		return nil, nil, fmt.Errorf("release: write %s: %w", w.rel, err)
+		return nil, nil, fmt.Errorf("write %s: %w", w.rel, err)
 	}
 	sort.Slice(w.lines, func(i, j int) bool { return bytes.Compare(w.lines[i], w.lines[j]) < 0 })
 	cdxTmp := public.CDXJName(w.tmp)
@@ -155,7 +155,7 @@ func (w *warcFile) finish() ([]journalFile, []*os.File, error) {
 	}
 	if err != nil {
 		w.f.Close()
-		return nil, nil, fmt.Errorf("release: write %s: %w", cdxTmp, err)
+		return nil, nil, fmt.Errorf("write %s: %w", cdxTmp, err)
 	}
 	return []journalFile{{Tmp: w.tmp, Public: w.rel}, {Tmp: cdxTmp, Public: public.CDXJName(w.rel)}}, []*os.File{w.f, cdx}, nil
 }

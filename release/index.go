@@ -24,18 +24,18 @@ func (p *pass) indexCommit(fs *fileSet, gen int64) (*pubindex.Commit, []journalF
 	}
 	set, err := pubindex.Open(os.DirFS(layout.Public(p.r.dir)), p.index) // the new segments of earlier commits only
 	if err != nil {
-		return nil, nil, fmt.Errorf("release: %w", err)
+		return nil, nil, err
 	}
 	p.index = set
 	c, err := pubindex.PrepareUnsynced(set, layout.Public(p.r.dir), layout.ReleaseTmp(p.r.dir), gen, lines)
 	if err != nil {
-		return nil, nil, fmt.Errorf("release: %w", err)
+		return nil, nil, err
 	}
 	var files []journalFile
 	for _, f := range c.Files {
 		rel, err := filepath.Rel(p.r.dir, f.Tmp)
 		if err != nil {
-			return nil, nil, fmt.Errorf("release: %w", err)
+			return nil, nil, err
 		}
 		files = append(files, journalFile{Tmp: filepath.ToSlash(rel), Public: pubindex.Dir + "/" + f.Name})
 	}
@@ -67,7 +67,7 @@ func (r *Releaser) ensureIndex(ctx context.Context) (*pubindex.Set, error) {
 	case errors.As(err, &d):
 		why = d.Error()
 	case err != nil:
-		return nil, fmt.Errorf("release: %w", err)
+		return nil, err
 	case set.Segments() > 0 && set.Manifest.Generation != st.Generation:
 		why = fmt.Sprintf("it is of generation %d, %s of %d", set.Manifest.Generation, layout.StateFile, st.Generation)
 		set.Close()
@@ -77,12 +77,12 @@ func (r *Releaser) ensureIndex(ctx context.Context) (*pubindex.Set, error) {
 			return nil, err
 		}
 		if set, err = pubindex.Open(os.DirFS(pub), nil); err != nil {
-			return nil, fmt.Errorf("release: %w", err)
+			return nil, err
 		}
 	}
 	if err := pubindex.Clean(pub); err != nil {
 		set.Close()
-		return nil, fmt.Errorf("release: %w", err)
+		return nil, err
 	}
 	return set, nil
 }
@@ -92,7 +92,7 @@ func (r *Releaser) rebuildIndex(ctx context.Context, st public.Status, why strin
 	r.opt.Logger.Warn("rebuilding the public index from the public CDXJ files", "why", why)
 	m, err := pubindex.Rebuild(ctx, layout.Public(r.dir), st.Generation, r.opt.Logger)
 	if err != nil {
-		return fmt.Errorf("release: rebuild the public index: %w", err)
+		return fmt.Errorf("rebuild the public index: %w", err)
 	}
 	r.opt.Logger.Info("public index rebuilt", "generation", m.Generation, "released", m.Stats.Released,
 		"embargoed", m.Stats.Embargoed, "malformed_lines", m.Stats.Malformed)
@@ -106,14 +106,14 @@ func RebuildIndex(ctx context.Context, dataDir string, opt Options) (pubindex.Ma
 	r := New(dataDir, opt)
 	lock, err := lockfile.Acquire(layout.ReleaseLock(dataDir), r.opt.LockTimeout)
 	if err != nil {
-		return pubindex.Manifest{}, fmt.Errorf("release: %w", err)
+		return pubindex.Manifest{}, err
 	}
 	defer lock.Release()
 	if j, err := readJournal(dataDir); err != nil || j != nil {
 		if err != nil {
 			return pubindex.Manifest{}, err
 		}
-		return pubindex.Manifest{}, fmt.Errorf("release: a release commit is pending in %s: run archivectl release to finish it first", layout.ReleaseJournal(dataDir))
+		return pubindex.Manifest{}, fmt.Errorf("a release commit is pending in %s: run archivectl release to finish it first", layout.ReleaseJournal(dataDir))
 	}
 	st, err := readStatus(dataDir)
 	if err != nil {
@@ -121,7 +121,7 @@ func RebuildIndex(ctx context.Context, dataDir string, opt Options) (pubindex.Ma
 	}
 	m, err := pubindex.Rebuild(ctx, layout.Public(dataDir), st.Generation, r.opt.Logger)
 	if err != nil {
-		return m, fmt.Errorf("release: rebuild the public index: %w", err)
+		return m, fmt.Errorf("rebuild the public index: %w", err)
 	}
 	return m, nil
 }

@@ -54,25 +54,25 @@ func readJournal(dataDir string) (*journal, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("release: %w", err)
+		return nil, err
 	}
 	var j journal
 	if err := json.Unmarshal(b, &j); err != nil {
 		// The journal is written to a temp name and renamed, so a torn one means damage, not a crash.
-		return nil, fmt.Errorf("release: %s is damaged (%w): inspect it, then delete it to roll the commit back", layout.ReleaseJournal(dataDir), err)
+		return nil, fmt.Errorf("%s is damaged (%w): inspect it, then delete it to roll the commit back", layout.ReleaseJournal(dataDir), err)
 	}
 	return &j, nil
 }
 
-// commit makes j durable, then applies it; journaled says whether the journal was written. Every
+// journalAndApply makes j durable, then applies it; journaled says whether the journal was written. Every
 // file the commit renames — those given open (closed here) and the others, opened by name — its
 // names in release-tmp/ and the journal's temp file are synced together (the journal is encoded
 // while the files sync); the journal is renamed into place once all are durable, so that it never
 // outlives what it refers to. Meanwhile the index's marks are prepared in a write transaction
 // that apply commits, so that only the index's write is left for after the journal. Before
-// writing the journal, commit makes sure the disk has room for what applying it writes, so that a
+// writing the journal, it makes sure the disk has room for what applying it writes, so that a
 // full disk fails the commit while it can still be rolled back.
-func commit(dataDir string, ix *store.Index, j *journal, files []*os.File) (journaled bool, err error) {
+func journalAndApply(dataDir string, ix *store.Index, j *journal, files []*os.File) (journaled bool, err error) {
 	path := layout.ReleaseJournal(dataDir)
 	open := map[string]bool{}
 	for _, f := range files {
@@ -84,53 +84,47 @@ func commit(dataDir string, ix *store.Index, j *journal, files []*os.File) (jour
 			named = append(named, p)
 		}
 	}
+	// Every file's fsync, the temp directory's, the journal's write and the index marks' preparation
+	// wait for the disk together; the journal is renamed into place once all are durable.
 	var marks *store.PendingMark
-	err = inParallel(len(files)+len(named)+3, func(i int) error {
-		switch {
-		case i == len(files)+len(named)+2:
+	var tasks []func() error
+	for _, f := range files {
+		tasks = append(tasks, func() error {
+			if err := durable.SyncClose(f); err != nil {
+				return fmt.Errorf("sync %s: %w", f.Name(), err)
+			}
+			return nil
+		})
+	}
+	for _, p := range named {
+		tasks = append(tasks, func() error { return syncFile(p) })
+	}
+	tasks = append(tasks,
+		func() error { return durable.SyncDir(layout.ReleaseTmp(dataDir)) },
+		func() error {
+			b, err := json.Marshal(j)
+			if err != nil {
+				return fmt.Errorf("journal: %w", err)
+			}
+			if err := roomToCommit(dataDir, j, len(b)); err != nil {
+				return err
+			}
+			return durable.WriteFile(path+".tmp", b, publicFileMode)
+		},
+		func() error {
 			if len(j.Marks) == 0 {
 				return nil
 			}
 			var err error
 			if marks, err = ix.PrepareMark(j.Marks); err != nil {
-				return fmt.Errorf("release: mark the index: %w", err)
+				return fmt.Errorf("mark the index: %w", err)
 			}
 			return nil
-		case i == len(files):
-			if err := durable.SyncDir(layout.ReleaseTmp(dataDir)); err != nil {
-				return fmt.Errorf("release: %w", err)
-			}
-			return nil
-		case i == len(files)+1:
-			b, err := json.Marshal(j)
-			if err != nil {
-				return fmt.Errorf("release: journal: %w", err)
-			}
-			if err := roomToCommit(dataDir, j, len(b)); err != nil {
-				return err
-			}
-			if err := durable.WriteFile(path+".tmp", b, publicFileMode); err != nil {
-				return fmt.Errorf("release: %w", err)
-			}
-			return nil
-		case i > len(files)+1 && i < len(files)+len(named)+2:
-			if err := syncFile(named[i-len(files)-2]); err != nil {
-				return fmt.Errorf("release: %w", err)
-			}
-			return nil
-		}
-		if err := durable.SyncClose(files[i]); err != nil {
-			return fmt.Errorf("release: sync %s: %w", files[i].Name(), err)
-		}
-		return nil
-	})
+		})
+	err = inParallel(len(tasks), func(i int) error { return tasks[i]() })
 	if err == nil {
-		for range len(files) / 2 {
-			crashPoint("file")
-		}
-		if err = durable.Rename(path+".tmp", path); err != nil {
-			err = fmt.Errorf("release: %w", err)
-		}
+		crashPoint("files") // every file durable, the journal not yet in place
+		err = durable.Rename(path+".tmp", path)
 	}
 	if err != nil {
 		if marks != nil {
@@ -190,10 +184,10 @@ func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark
 			if _, serr := os.Stat(dst); serr == nil {
 				continue // renamed before the crash
 			}
-			return fmt.Errorf("release: commit of %s lost both %s and %s: run archivectl verify", j.Pass.Format(time.RFC3339), f.Tmp, f.Public)
+			return fmt.Errorf("commit of %s lost both %s and %s: run archivectl verify", j.Pass.Format(time.RFC3339), f.Tmp, f.Public)
 		}
 		if err != nil {
-			return fmt.Errorf("release: publish %s: %w", f.Public, err)
+			return fmt.Errorf("publish %s: %w", f.Public, err)
 		}
 		dirs[filepath.Dir(dst)] = true
 		crashPoint("rename")
@@ -203,20 +197,20 @@ func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark
 	// the commit point, is renamed into place.
 	sb, err := public.MarshalStatus(j.State)
 	if err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	state := layout.State(dataDir)
 	steps := []func() error{func() error {
 		// state.json.tmp is a name readers of public/ ignore.
 		if err := durable.WriteFile(state+".tmp", sb, publicFileMode); err != nil {
-			return fmt.Errorf("release: %w", err)
+			return err
 		}
 		return nil
 	}}
 	for d := range dirs {
 		steps = append(steps, func() error {
 			if err := durable.SyncDir(d); err != nil {
-				return fmt.Errorf("release: %w", err)
+				return err
 			}
 			return nil
 		})
@@ -228,14 +222,14 @@ func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark
 		marks = nil
 		steps = append(steps, func() error {
 			if err := pending.Commit(); err != nil {
-				return fmt.Errorf("release: mark the index: %w", err)
+				return fmt.Errorf("mark the index: %w", err)
 			}
 			return nil
 		})
 	} else if len(j.Marks) > 0 {
 		steps = append(steps, func() error {
 			if err := ix.Mark(j.Marks); err != nil {
-				return fmt.Errorf("release: mark the index: %w", err)
+				return fmt.Errorf("mark the index: %w", err)
 			}
 			return nil
 		})
@@ -243,28 +237,26 @@ func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark
 	if err := inParallel(len(steps), func(i int) error { return steps[i]() }); err != nil {
 		return err
 	}
-	crashPoint("renamed")
-	crashPoint("logged")
-	crashPoint("marked")
-	if j.Index != nil { // the index's commit point: the new segments are in place, the old ones still there
+	crashPoint("synced") // renamed, logged, marked: one durable state
+	if j.Index != nil {  // the index's commit point: the new segments are in place, the old ones still there
 		if err := pubindex.WriteManifest(layout.Public(dataDir), j.Index.Manifest); err != nil {
-			return fmt.Errorf("release: %w", err)
+			return err
 		}
 	}
 	crashPoint("indexed")
 	if err := durable.Rename(state+".tmp", state); err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	crashPoint("state")
 	if j.Index != nil {
 		if err := pubindex.RemoveSegments(layout.Public(dataDir), j.Index.Remove); err != nil {
-			return fmt.Errorf("release: %w", err)
+			return err
 		}
 	}
 	// The journal's removal is not synced: should a crash undo it, the next pass applies this
 	// commit again, which writes the same bytes (a later commit's journal, synced, replaces it).
 	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	crashPoint("done")
 	return nil

@@ -19,7 +19,7 @@ func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
 	key, err := surt.Key(e.URL)
 	if err != nil {
 		if key = e.SURT; key == "" {
-			return nil, fmt.Errorf("release: capture %s: %w", e.ID, err)
+			return nil, fmt.Errorf("capture %s: %w", e.ID, err)
 		}
 	}
 	return public.FormatLine(key, e.Time, public.CDXJ{
@@ -34,7 +34,7 @@ func cdxjLine(e store.Entry, state string, loc store.Location) ([]byte, error) {
 func writeLogLine(buf *bytes.Buffer, e public.LogEntry) error {
 	b, err := public.AppendLogEntry(buf.AvailableBuffer(), e) // what json.Marshal(e) writes
 	if err != nil {
-		return fmt.Errorf("release: log: %w", err)
+		return fmt.Errorf("log: %w", err)
 	}
 	buf.Write(b)
 	buf.WriteByte('\n')

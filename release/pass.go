@@ -45,7 +45,7 @@ type NowBeforeLastPassError struct {
 }
 
 func (e *NowBeforeLastPassError) Error() string {
-	return fmt.Sprintf("release: now %s is before the last pass's now %s (public/%s): passes only move forward; run the pass at %s or later",
+	return fmt.Sprintf("now %s is before the last pass's now %s (public/%s): passes only move forward; run the pass at %s or later",
 		e.Now.UTC().Format(time.RFC3339), e.LastPass.UTC().Format(time.RFC3339), layout.StateFile, e.LastPass.UTC().Format(time.RFC3339))
 }
 
@@ -136,12 +136,12 @@ type pass struct {
 func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog int, err error) {
 	lock, err := lockfile.Acquire(layout.ReleaseLock(r.dir), r.opt.LockTimeout)
 	if err != nil {
-		return s, -1, fmt.Errorf("release: %w", err)
+		return s, -1, err
 	}
 	defer lock.Release()
 	ix, err := store.OpenIndex(layout.Index(r.dir), r.opt.LockTimeout)
 	if err != nil {
-		return s, -1, fmt.Errorf("release: %w", err)
+		return s, -1, err
 	}
 	if err := r.recover(ix); err != nil {
 		return s, -1, err
@@ -170,7 +170,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	}
 	next, ok, err := ix.Next(now)
 	if err != nil {
-		return s, -1, fmt.Errorf("release: %w", err)
+		return s, -1, err
 	}
 	if ok {
 		next = next.UTC()
@@ -192,7 +192,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 		for {
 			batch, err := collect(ix.Due, now, deferred, p.damaged)
 			if err != nil {
-				return s, -1, fmt.Errorf("release: %w", err)
+				return s, -1, err
 			}
 			if len(batch) == 0 {
 				break
@@ -218,7 +218,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	for {
 		batch, err := collect(ix.Embargoed, now)
 		if err != nil {
-			return s, -1, fmt.Errorf("release: %w", err)
+			return s, -1, err
 		}
 		if len(batch) == 0 {
 			break
@@ -239,7 +239,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	os.Remove(layout.ReleaseTmp(r.dir)) // empty after every commit; a failed pass leaves it for the next to clean
 	c, err := ix.Counts(now)
 	if err != nil {
-		return s, -1, fmt.Errorf("release: %w", err)
+		return s, -1, err
 	}
 	return s, c.Backlog, nil
 }
@@ -284,14 +284,14 @@ func (p *pass) recordPass() error {
 	st.LastPass, st.NextRelease, st.AheadOfClock, st.Software = p.now, p.next, p.ahead, p.r.opt.Software
 	b, err := public.MarshalStatus(st)
 	if err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	state := layout.State(p.r.dir)
 	if err := durable.WriteFile(state+".tmp", b, publicFileMode); err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	if err := durable.Rename(state+".tmp", state); err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	p.state = st
 	return nil

@@ -1,7 +1,6 @@
 package release
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/archivectl/archivectl/store"
@@ -25,7 +24,7 @@ func warcinfo(software, name string, pass time.Time, description string) ([]byte
 	rec, err := store.MarshalRecord(typeWarcinfo, recordID("warcinfo:"+name), pass, "application/warc-fields", block,
 		[2]string{"WARC-Filename", name})
 	if err != nil {
-		return nil, fmt.Errorf("release: %w", err)
+		return nil, err
 	}
 	return rec, nil
 }

@@ -1,7 +1,6 @@
 package release
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -23,7 +22,7 @@ func (r *Releaser) recover(ix *store.Index) error {
 		}
 	}
 	if err := os.RemoveAll(layout.ReleaseTmp(r.dir)); err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	return nil
 }
@@ -32,14 +31,14 @@ func (r *Releaser) recover(ix *store.Index) error {
 func prepareDirs(dataDir string) error {
 	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir)} {
 		if err := os.MkdirAll(d, publicDirMode); err != nil {
-			return fmt.Errorf("release: %w", err)
+			return err
 		}
 		if err := os.Chmod(d, publicDirMode); err != nil {
-			return fmt.Errorf("release: %w", err)
+			return err
 		}
 	}
 	if err := os.MkdirAll(layout.ReleaseTmp(dataDir), 0o700); err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	return nil
 }

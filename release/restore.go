@@ -20,7 +20,7 @@ func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, e
 	fsys := os.DirFS(layout.Public(dataDir))
 	names, err := public.CDXJFiles(fsys)
 	if err != nil {
-		return 0, fmt.Errorf("release: %w", err)
+		return 0, err
 	}
 	marked := map[string]store.Mark{}
 	for _, name := range names {

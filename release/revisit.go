@@ -2,7 +2,6 @@ package release
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -28,7 +27,7 @@ func (p *pass) order(batch []store.Entry, deferred map[string]bool) ([]store.Ent
 		if !ok[e.RefersTo] {
 			orig, found, err := p.ix.Get(e.RefersTo)
 			if err != nil {
-				return nil, fmt.Errorf("release: %w", err)
+				return nil, err
 			}
 			if !found || orig.State != store.Released {
 				deferred[e.ID] = true

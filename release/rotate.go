@@ -2,7 +2,6 @@ package release
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,7 +21,7 @@ const (
 func nextSerial(dir, prefix string) (int, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, fmt.Errorf("release: %w", err)
+		return 0, err
 	}
 	max := 0
 	for _, e := range ents {
@@ -89,7 +88,7 @@ func (fs *fileSet) finish(dataDir string) ([]journalFile, []*os.File, error) {
 			rel, err := filepath.Rel(dataDir, f.Tmp)
 			if err != nil {
 				closeAll(files)
-				return nil, nil, fmt.Errorf("release: %w", err)
+				return nil, nil, err
 			}
 			out = append(out, journalFile{Tmp: filepath.ToSlash(rel), Public: f.Public})
 		}

@@ -81,7 +81,7 @@ func checkCapture(s *sealedFiles, e store.Entry) error {
 			if errors.Is(err, errCorrupt) || errors.Is(err, errOutside) || errors.Is(err, fs.ErrNotExist) {
 				return &DamageError{ID: e.ID, Kind: memberKinds[i], File: loc.File, Offset: loc.Offset, Err: err}
 			}
-			return fmt.Errorf("release: capture %s: %w", e.ID, err)
+			return fmt.Errorf("capture %s: %w", e.ID, err)
 		}
 	}
 	return nil

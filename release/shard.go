@@ -78,11 +78,11 @@ func (p *pass) copyCapture(fs *fileSet, e store.Entry, log *bytes.Buffer) (store
 		}
 		src, err := p.sealed.open(loc)
 		if err != nil {
-			return store.Mark{}, fmt.Errorf("release: capture %s: %w", e.ID, err)
+			return store.Mark{}, fmt.Errorf("capture %s: %w", e.ID, err)
 		}
 		off, err := w.copyRange(src, loc.Offset, loc.Length)
 		if err != nil {
-			return store.Mark{}, fmt.Errorf("release: capture %s: %w", e.ID, err)
+			return store.Mark{}, fmt.Errorf("capture %s: %w", e.ID, err)
 		}
 		crashPoint("member")
 		locs[i] = store.Location{File: w.rel, Offset: off, Length: loc.Length}

@@ -22,7 +22,7 @@ func roomToCommit(dataDir string, j *journal, journalSize int) error {
 	if !ok || free >= need {
 		return nil
 	}
-	return fmt.Errorf("release: committing needs %s free, %s are: %w", mib(need), mib(free), syscall.ENOSPC)
+	return fmt.Errorf("committing needs %s free, %s are: %w", mib(need), mib(free), syscall.ENOSPC)
 }
 
 // mib is n bytes in MiB, for messages.

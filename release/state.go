@@ -25,7 +25,7 @@ type stateDamagedError struct {
 }
 
 func (e *stateDamagedError) Error() string {
-	return fmt.Sprintf("release: %s is damaged (%v): run archivectl release, which rebuilds it from public/%s and the public index", e.path, e.err, layout.ReleaseLogFile)
+	return fmt.Sprintf("%s is damaged (%v): run archivectl release, which rebuilds it from public/%s and the public index", e.path, e.err, layout.ReleaseLogFile)
 }
 
 func (e *stateDamagedError) Unwrap() error { return e.err }
@@ -44,7 +44,7 @@ func readStatus(dataDir string) (public.Status, error) {
 		return s, &stateDamagedError{path: layout.State(dataDir), err: err}
 	}
 	if err != nil {
-		return s, fmt.Errorf("release: %w", err)
+		return s, err
 	}
 	return s, nil
 }
@@ -84,14 +84,14 @@ func repairStatus(dataDir string, log *slog.Logger) error {
 	}
 	b, merr := public.MarshalStatus(st)
 	if merr != nil {
-		return fmt.Errorf("release: %w", merr)
+		return merr
 	}
 	path := layout.State(dataDir)
 	if werr := durable.WriteFile(path+".tmp", b, publicFileMode); werr != nil {
-		return fmt.Errorf("release: %w", werr)
+		return werr
 	}
 	if rerr := durable.Rename(path+".tmp", path); rerr != nil {
-		return fmt.Errorf("release: %w", rerr)
+		return rerr
 	}
 	log.Warn("rebuilt a damaged state.json from the audit log and the public index", "file", path, "damage", err,
 		"generation", st.Generation, "released", st.Released, "tombstoned", st.Tombstoned, "last_pass", st.LastPass)

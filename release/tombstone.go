@@ -3,7 +3,6 @@ package release
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
@@ -66,7 +65,7 @@ func tombstoneOf(e store.Entry) public.Tombstone {
 func tombstoneRecord(e store.Entry, pass time.Time) ([]byte, error) {
 	block, err := tombstoneOf(e).MarshalFields()
 	if err != nil {
-		return nil, fmt.Errorf("release: %w", err)
+		return nil, err
 	}
 	return store.MarshalRecord(typeMetadata, recordID("tombstone:"+e.ID), pass, public.TombstoneType, block,
 		[2]string{"WARC-Target-URI", e.URL},

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/archivectl/archivectl/embargo"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/archivectl/archivectl/embargo"
 
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
@@ -156,7 +157,7 @@ func (v *verifier) readLog() error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("release: %w", err)
+		return err
 	}
 	return nil
 }

@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/archivectl/archivectl/embargo"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/archivectl/archivectl/embargo"
 
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"

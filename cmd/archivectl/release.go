@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/export"
@@ -91,11 +90,7 @@ func runRelease(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return 1
 	}
 	if err != nil {
-		msg := err.Error()
-		if !strings.HasPrefix(msg, "release") {
-			msg = "release: " + msg
-		}
-		fmt.Fprintf(stderr, "archivectl %s\n", msg)
+		fmt.Fprintf(stderr, "archivectl release: %v\n", err)
 		return 1
 	}
 	if asJSON {
