@@ -39,14 +39,15 @@ const recordEnd = "\r\n\r\n"
 // nothing after. Write fails at the first problem; finish reports whether the whole record was seen
 // and every digest matched.
 type checker struct {
-	target string // the URL the record must be of
-	state  int
-	head   []byte // the header block, until its blank line
-	header textproto.MIMEHeader
-	length int64 // the block's Content-Length
-	seen   int64 // block bytes written so far
-	block  hash.Hash
-	want   string // WARC-Block-Digest
+	target  string // the URL the record must be of
+	state   int
+	head    []byte // the header block, until its blank line
+	header  textproto.MIMEHeader
+	length  int64 // the block's Content-Length
+	headLen int   // bytes of the header block, once read
+	seen    int64 // block bytes written so far
+	block   hash.Hash
+	want    string // WARC-Block-Digest
 	// The payload digest, when it applies: for an application/http block, of the bytes after the
 	// HTTP head (up to and including the first line shorter than three bytes with its LF, as the
 	// store delimits it); otherwise of the whole block.
@@ -121,7 +122,7 @@ func (c *checker) startBlock(head []byte) error {
 	if err != nil {
 		return damaged("%w", err)
 	}
-	c.header = h
+	c.header, c.headLen = h, len(head)
 	if got := strings.Trim(h.Get("WARC-Target-URI"), "<>"); got != c.target {
 		return damaged("the record is of %q, not %q", trunc(got, 200), c.target)
 	}
@@ -145,6 +146,15 @@ func (c *checker) startBlock(head []byte) error {
 		c.state = inTrailer
 	}
 	return nil
+}
+
+// bound is the most bytes the whole record can have, once its header is read (0 before): the
+// header block, the block's Content-Length and the closing CRLF CRLF. Its payload is shorter.
+func (c *checker) bound() int64 {
+	if c.state == inHeader || c.err != nil {
+		return 0
+	}
+	return int64(c.headLen) + c.length + int64(len(recordEnd))
 }
 
 // blockBytes adds block bytes to the digests.

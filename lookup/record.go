@@ -67,6 +67,11 @@ func (s *Server) handleRecord(w http.ResponseWriter, r *http.Request) {
 		c = orig
 	}
 	if err := s.serveRecord(w, r, c, format); err != nil {
+		if errors.Is(err, errBusy) {
+			s.log.Debug("record answer refused: the held-bytes budget is full", "url", c.url(), "err", err)
+			s.busy(w, "record")
+			return
+		}
 		s.log.Error("record not served", "url", c.url(), "file", c.file, "offset", c.offset, "err", err)
 		what := "cannot be read"
 		if errors.As(err, new(damageError)) {
@@ -143,7 +148,9 @@ func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture,
 	}
 	stamp := time.Unix(0, c.time).UTC()
 	name := stamp.Format("20060102150405") + "-" + fileSafe(c.url())
-	out := &spool{w: w, limit: s.maxVerified, header: http.Header{}, req: r}
+	out := &spool{w: newDeadlineWriter(w, s.opt.WriteStall, time.Now()), limit: s.maxVerified, header: http.Header{}, req: r,
+		budget: s.held, wait: s.opt.HeldWait}
+	defer out.release()
 	h := out.header
 	h.Set("Memento-Datetime", stamp.Format(http.TimeFormat))
 	member := io.NewSectionReader(ra, c.offset, c.length)
@@ -153,6 +160,7 @@ func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture,
 		h.Set("Content-Type", "application/gzip")
 		h.Set("Content-Disposition", `attachment; filename="`+name+`.warc.gz"`)
 		out.length = c.length
+		out.bound = func() int64 { return c.length }
 		in = io.TeeReader(member, out)
 	case "warc":
 		h.Set("Content-Type", "application/warc")
@@ -166,6 +174,8 @@ func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture,
 	case errors.Is(err, errClientGone):
 		s.log.Debug("record answer cut short by the client", "url", c.url(), "err", err)
 		return nil
+	case errors.Is(err, errBusy) && !out.committed:
+		return err
 	}
 	err = fmt.Errorf("public/%s at %d (length %d): %w", c.file, c.offset, c.length, err)
 	var d damageError
@@ -191,6 +201,9 @@ func (s *Server) copyChecked(out io.Writer, in io.Reader, c *capture, format str
 	}
 	gz.Multistream(false)
 	chk := newChecker(c.url())
+	if sp, ok := out.(*spool); ok && sp.bound == nil {
+		sp.bound = chk.bound
+	}
 	rd := io.TeeReader(gz, chk)
 	var copyErr error
 	switch format {
@@ -201,8 +214,8 @@ func (s *Server) copyChecked(out io.Writer, in io.Reader, c *capture, format str
 	case "payload":
 		copyErr = copyPayload(out.(*spool), rd)
 	}
-	if errors.Is(copyErr, errClientGone) {
-		return copyErr // nobody left to answer: read no further
+	if errors.Is(copyErr, errClientGone) || errors.Is(copyErr, errBusy) {
+		return copyErr // nobody left to answer, or no room to hold the answer: read no further
 	}
 	if _, err := io.Copy(io.Discard, rd); err != nil { // the rest of the record, to its gzip trailer
 		return asDamage(err)
@@ -250,7 +263,7 @@ func copyPayload(out *spool, rd io.Reader) error {
 func asDamage(err error) error {
 	var d damageError
 	var pe *fs.PathError
-	if errors.As(err, &d) || errors.As(err, &pe) || errors.Is(err, errClientGone) {
+	if errors.As(err, &d) || errors.As(err, &pe) || errors.Is(err, errClientGone) || errors.Is(err, errBusy) {
 		return err
 	}
 	return damageError{err}

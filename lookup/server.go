@@ -50,6 +50,14 @@ type Options struct {
 	// CORSOrigins are the origins whose scripts may read the read-only APIs (/cdx, /timegate/,
 	// /timemap/, /api/v1/); any origin ("*") when empty.
 	CORSOrigins []string
+	// MaxHeldBytes bounds the bytes all requests together hold in memory for heavy answers: a
+	// record kept until it is verified, a large captures answer (held.go); 64 MiB when zero. A
+	// request that cannot get its share within HeldWait (1s when zero) answers 503 with Retry-After.
+	MaxHeldBytes int64
+	HeldWait     time.Duration
+	// WriteStall is how long one write of a record or a large captures answer may wait for a
+	// reader that does not read (15s when zero); each write that goes through gets a new deadline.
+	WriteStall time.Duration
 }
 
 // Server is the lookup service over one public directory. It is an http.Handler.
@@ -66,6 +74,8 @@ type Server struct {
 	// Records whose answer is at most maxVerified bytes are verified before the status line.
 	maxVerified int
 	damaged     prometheus.Counter // records refused or cut off because they failed a check
+	held        *heldBudget        // the bytes heavy answers hold, across all requests (held.go)
+	rejected    *prometheus.CounterVec
 	recent      atomic.Pointer[recentList]
 	feeds       feedCache // the release feeds read from the current index (feed.go)
 }
@@ -92,6 +102,16 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 	if s.opt.Refresh <= 0 {
 		s.opt.Refresh = 250 * time.Millisecond
 	}
+	if s.opt.MaxHeldBytes <= 0 {
+		s.opt.MaxHeldBytes = defaultMaxHeld
+	}
+	if s.opt.HeldWait <= 0 {
+		s.opt.HeldWait = defaultHeldWait
+	}
+	if s.opt.WriteStall <= 0 {
+		s.opt.WriteStall = defaultStall
+	}
+	s.held = newHeldBudget(s.opt.MaxHeldBytes)
 	m, err := newMetrics(opt.Registerer)
 	if err != nil {
 		return nil, err
@@ -101,9 +121,19 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 		Name: "archivectl_lookup_damaged_records_total",
 		Help: "Released records refused (500) or cut off mid-answer because they failed their gzip or digest checks.",
 	})
+	s.rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "archivectl_lookup_heavy_rejected_total",
+		Help: "Heavy answers (a record held until verified, a large captures answer) refused 503 because the held-bytes budget stayed full, by route.",
+	}, []string{"route"})
+	heldBytes := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "archivectl_lookup_held_bytes",
+		Help: "Bytes heavy answers hold now out of the held-bytes budget (Options.MaxHeldBytes).",
+	}, func() float64 { return float64(s.held.held()) })
 	if opt.Registerer != nil {
-		if err := opt.Registerer.Register(s.damaged); err != nil {
-			return nil, fmt.Errorf("register lookup metrics: %w", err)
+		for _, c := range []prometheus.Collector{s.damaged, s.rejected, heldBytes} {
+			if err := opt.Registerer.Register(c); err != nil {
+				return nil, fmt.Errorf("register lookup metrics: %w", err)
+			}
 		}
 		due := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "archivectl_lookup_captures_due",

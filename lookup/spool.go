@@ -2,6 +2,7 @@ package lookup
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -10,20 +11,31 @@ import (
 
 // spool holds an answer until it is verified: up to limit bytes are kept and sent with their
 // status line by finish; beyond that the status line goes out and bytes are passed on, always
-// holding back the last write, which only finish sends.
+// holding back the last write, which only finish sends. The first heldFree bytes it holds are
+// the request's own; more are taken from the shared budget (held.go), as many at once as the
+// answer can grow to (bound), and given back by release; a budget that stays full fails Write
+// with errBusy while nothing has been sent.
 type spool struct {
-	w         http.ResponseWriter
+	w         http.ResponseWriter // writes under per-write deadlines (deadlineWriter)
 	limit     int
 	header    http.Header // the answer's header fields, set on commit
 	length    int64       // Content-Length of a committed answer when known in advance; 0 if not
 	buf       []byte
 	committed bool
 	req       *http.Request // the request: a Range in it is answered from a held answer
+
+	budget *heldBudget
+	wait   time.Duration
+	taken  int64        // bytes of the budget this spool holds
+	bound  func() int64 // the most bytes the answer can grow to, once known; 0 while unknown
 }
 
 // Write keeps p, or sends what it held before.
 func (s *spool) Write(p []byte) (int, error) {
 	if !s.committed && len(s.buf)+len(p) <= s.limit {
+		if err := s.grow(len(s.buf) + len(p)); err != nil {
+			return 0, err
+		}
 		s.buf = append(s.buf, p...)
 		return len(p), nil
 	}
@@ -37,6 +49,50 @@ func (s *spool) Write(p []byte) (int, error) {
 	}
 	s.buf = append(s.buf[:0], p...)
 	return len(p), nil
+}
+
+// grow makes room to hold need bytes: within heldFree from the request's own, past it from the
+// budget, the answer's bound at once (or limit when the bound is not known yet).
+func (s *spool) grow(need int) error {
+	switch {
+	case need <= cap(s.buf):
+		return nil
+	case need <= heldFree || s.budget == nil:
+		if s.buf == nil {
+			s.buf = make([]byte, 0, min(heldFree, s.limit))
+		}
+		return nil
+	}
+	want := int64(s.limit)
+	if s.bound != nil {
+		if b := s.bound(); b >= int64(need) && b < want {
+			want = b
+		}
+	}
+	if want > s.taken {
+		ctx := context.Background()
+		if s.req != nil {
+			ctx = s.req.Context()
+		}
+		n, err := s.budget.acquire(ctx, want-s.taken, s.wait)
+		if err != nil {
+			return err
+		}
+		s.taken += n
+	}
+	b := make([]byte, len(s.buf), want)
+	copy(b, s.buf)
+	s.buf = b
+	return nil
+}
+
+// release drops what the spool holds and gives its share of the budget back.
+func (s *spool) release() {
+	s.buf = nil
+	if s.budget != nil {
+		s.budget.release(s.taken)
+	}
+	s.taken = 0
 }
 
 // commit sends the status line and header fields.

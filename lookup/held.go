@@ -1,0 +1,135 @@
+package lookup
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Memory limits of heavy answers: a record held until it is verified (spool.go) and a large
+// captures answer built whole (encode.go). Each request may hold heldFree bytes of its own; past
+// that it takes its bytes from one budget that all requests share (Options.MaxHeldBytes), waiting
+// at most Options.HeldWait for them, else it answers 503 with Retry-After (busy). Whatever an
+// answer writes, each write must make progress within Options.WriteStall, and an answer's
+// writes end answerDeadline after its request began: a stalled reader lets go of what it holds.
+const (
+	heldFree        = 64 << 10
+	defaultMaxHeld  = 64 << 20
+	defaultHeldWait = time.Second
+	defaultStall    = 15 * time.Second
+	answerDeadline  = 5 * time.Minute // cmd/archivectl/serve.go's WriteTimeout
+	writeChunk      = 64 << 10        // bytes written under one deadline
+	busyRetryAfter  = "5"             // seconds
+)
+
+// errBusy is a heavy answer that could not get its share of the held-bytes budget in time.
+var errBusy = errors.New("the lookup holds as many heavy answers as it may; try again shortly")
+
+// heldBudget is a weighted semaphore over bytes: acquire takes n bytes when they are free,
+// waiting a bounded time; release gives them back and wakes the waiters.
+type heldBudget struct {
+	mu    sync.Mutex
+	size  int64
+	free  int64
+	freed chan struct{} // closed, and replaced, whenever bytes are given back
+}
+
+func newHeldBudget(size int64) *heldBudget {
+	return &heldBudget{size: size, free: size, freed: make(chan struct{})}
+}
+
+// acquire takes n bytes (at most the whole budget: one answer larger than the budget may still
+// be served alone) and returns how many it took, or errBusy when they are not free within wait,
+// or ctx's error.
+func (b *heldBudget) acquire(ctx context.Context, n int64, wait time.Duration) (int64, error) {
+	n = min(n, b.size)
+	var timer *time.Timer
+	for {
+		b.mu.Lock()
+		if b.free >= n {
+			b.free -= n
+			b.mu.Unlock()
+			if timer != nil {
+				timer.Stop()
+			}
+			return n, nil
+		}
+		freed := b.freed
+		b.mu.Unlock()
+		if timer == nil {
+			timer = time.NewTimer(wait)
+			defer timer.Stop()
+		}
+		select {
+		case <-freed:
+		case <-timer.C:
+			return 0, errBusy
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// release gives back n bytes taken by acquire.
+func (b *heldBudget) release(n int64) {
+	if n <= 0 {
+		return
+	}
+	b.mu.Lock()
+	b.free += n
+	close(b.freed)
+	b.freed = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// held reports the bytes taken now.
+func (b *heldBudget) held() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.size - b.free
+}
+
+// busy answers 503 with Retry-After: a heavy answer that found no room; it is counted per route.
+func (s *Server) busy(w http.ResponseWriter, route string) {
+	s.rejected.WithLabelValues(route).Inc()
+	w.Header().Set("Retry-After", busyRetryAfter)
+	w.Header().Set("Cache-Control", "no-store")
+	writeError(w, http.StatusServiceUnavailable, errBusy.Error())
+}
+
+// deadlineWriter writes to an answer in chunks of writeChunk bytes, each under a write deadline
+// of stall from its start (never past end): a reader that stops reading fails the write.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc    *http.ResponseController
+	stall time.Duration
+	end   time.Time
+}
+
+func newDeadlineWriter(w http.ResponseWriter, stall time.Duration, start time.Time) *deadlineWriter {
+	return &deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w), stall: stall, end: start.Add(answerDeadline)}
+}
+
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		k := min(len(p), writeChunk)
+		dl := time.Now().Add(d.stall)
+		if dl.After(d.end) {
+			dl = d.end
+		}
+		_ = d.rc.SetWriteDeadline(dl) // an http.ResponseRecorder has none: ErrNotSupported
+		m, err := d.ResponseWriter.Write(p[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
