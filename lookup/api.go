@@ -178,7 +178,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 			return
 		}
-		writeCaptures(w, q.raw, "", markDue(cs, s.now()), "")
+		s.writeCaptures(w, r, q.raw, "", markDue(cs, s.now()), "")
 		return
 	}
 	page, more, err := ix.prefix(q.matcher(), q.after, q.limit)
@@ -190,7 +190,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 	if more {
 		next = cursorAfter(&page[len(page)-1]).String()
 	}
-	writeCaptures(w, q.raw, "prefix", markDue(page, s.now()), next)
+	s.writeCaptures(w, r, q.raw, "prefix", markDue(page, s.now()), next)
 }
 
 // indexFailed answers 500 when the public index cannot be read (a damaged block): never a

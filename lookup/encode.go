@@ -2,6 +2,7 @@ package lookup
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,21 +62,69 @@ type warcJSON struct {
 // jsonType is the Content-Type of JSON answers, shared (net/http only reads it).
 var jsonType = []string{"application/json"}
 
+// buffers keeps answer buffers of at most heldFree bytes for the next answer; a larger answer's
+// buffer is its own, taken from the held-bytes budget (held.go), and dropped after it is written.
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
-// writeCaptures answers 200 with the captures.
-func writeCaptures(w http.ResponseWriter, url, matchType string, cs []capture, next string) {
-	bp := buffers.Get().(*[]byte)
-	b := appendCaptures((*bp)[:0], url, matchType, cs, next)
+// writeCaptures answers 200 with the captures. An answer estimated above heldFree bytes takes
+// them from the held-bytes budget before it is built, and answers 503 with Retry-After when they
+// are not free within Options.HeldWait; it is written under per-write deadlines.
+func (s *Server) writeCaptures(w http.ResponseWriter, r *http.Request, url, matchType string, cs []capture, next string) {
+	start := time.Now()
+	var taken int64
+	defer func() { s.held.release(taken) }()
+	take := func(n int64) bool {
+		got, err := s.held.acquire(r.Context(), n, s.opt.HeldWait)
+		taken += got
+		if errors.Is(err, errBusy) {
+			s.busy(w, "captures")
+		}
+		return err == nil // else the client went away: nobody to answer
+	}
+	var b []byte
+	var bp *[]byte
+	if est := answerEstimate(cs); est > heldFree {
+		if !take(est) {
+			return
+		}
+		b = make([]byte, 0, est)
+	} else {
+		bp = buffers.Get().(*[]byte)
+		b = (*bp)[:0]
+	}
+	b = appendCaptures(b, url, matchType, cs, next)
+	if over := int64(len(b)) - max(taken, heldFree); over > 0 && !take(over) { // escaping made it longer than estimated
+		return
+	}
 	h := w.Header()
 	h["Content-Type"] = jsonType // canonical keys set directly: no canonicalising on the hot path
 	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(http.StatusOK)
-	w.Write(b)
-	if cap(b) <= 1<<20 {
+	if len(b) <= writeChunk {
+		w.Write(b)
+	} else {
+		newDeadlineWriter(w, s.opt.WriteStall, start).Write(b)
+	}
+	if bp != nil && cap(b) <= heldFree {
 		*bp = b
 		buffers.Put(bp)
 	}
+}
+
+// answerEstimate is about how many bytes appendCaptures writes for cs: its strings as they are
+// (escaping makes a few longer) and the fixed part of each object.
+func answerEstimate(cs []capture) int64 {
+	n := int64(256)
+	for i := range cs {
+		c := &cs[i]
+		n += 400 + int64(len(c.text)+len(c.mime)+len(c.embargoSource)+len(c.file))
+		for _, l := range [][]string{c.usage, c.usageRobots, c.usageHeader} {
+			for _, u := range l {
+				n += int64(len(u)) + 3
+			}
+		}
+	}
+	return n
 }
 
 // appendCaptures appends the answer, newline-terminated, to b.
