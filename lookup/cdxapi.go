@@ -3,6 +3,7 @@ package lookup
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -514,6 +515,36 @@ type cdxEmitter struct {
 	want  int // lines wanted when held is a ring or a head
 	times []int64
 	done  bool // the answer is complete: stop reading the index
+
+	// The held lines' bytes past heldFree are taken from the held-bytes budget (held.go).
+	budget    *heldBudget
+	ctx       context.Context
+	wait      time.Duration
+	heldBytes int64
+	taken     int64
+}
+
+// hold counts n more bytes held, taking them from the budget past heldFree, a few lines' worth
+// at a time; errBusy when the budget stays full.
+func (e *cdxEmitter) hold(n int) error {
+	e.heldBytes += int64(n) + 32 // the line's slice header and time
+	if e.budget == nil || e.heldBytes <= heldFree+e.taken {
+		return nil
+	}
+	got, err := e.budget.acquire(e.ctx, max(heldFree, e.heldBytes-heldFree-e.taken), e.wait)
+	e.taken += got
+	if err != nil && !errors.Is(err, errBusy) {
+		return fmt.Errorf("%w: %w", errClientGone, err)
+	}
+	return err
+}
+
+// release gives the emitter's share of the budget back.
+func (e *cdxEmitter) release() {
+	if e.budget != nil {
+		e.budget.release(e.taken)
+	}
+	e.taken, e.held, e.times = 0, nil, nil
 }
 
 // newEmitter sets up the emitter of q.
@@ -538,10 +569,11 @@ func (e *cdxEmitter) add(r *cdxRow) error {
 	case q.sortClosest:
 		e.held = append(e.held, q.appendRow(nil, r))
 		e.times = append(e.times, r.time)
+		return e.hold(len(e.held[len(e.held)-1]) + 8)
 	case e.ring:
 		if len(e.held) < e.want {
 			e.held = append(e.held, q.appendRow(nil, r))
-			return nil
+			return e.hold(len(e.held[len(e.held)-1]))
 		}
 		slot := e.first
 		e.held[slot] = q.appendRow(e.held[slot][:0], r)
@@ -549,6 +581,7 @@ func (e *cdxEmitter) add(r *cdxRow) error {
 	case q.reverse: // the first -limit lines, reversed at the end
 		e.held = append(e.held, q.appendRow(nil, r))
 		e.done = len(e.held) == e.want
+		return e.hold(len(e.held[len(e.held)-1]))
 	default:
 		e.line = q.appendRow(e.line[:0], r)
 		if err := e.write(e.line); err != nil {
@@ -704,6 +737,7 @@ func (q *cdxQuery) keyRange() (from string, match func(string) bool) {
 
 // handleCDX answers GET /cdx and GET /api/v1/cdx.
 func (s *Server) handleCDX(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	q, err := parseCDXQuery(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -739,11 +773,13 @@ func (s *Server) handleCDX(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", q.contentType())
-	out := &cdxOut{w: w}
+	out := &cdxOut{w: newDeadlineWriter(w, s.opt.WriteStall, start)}
 	bw := cdxWriters.Get().(*bufio.Writer)
 	bw.Reset(out)
 	defer func() { bw.Reset(nil); cdxWriters.Put(bw) }()
 	e := newEmitter(&q, bw)
+	e.budget, e.ctx, e.wait = s.held, r.Context(), s.opt.HeldWait
+	defer e.release()
 	var row cdxRow
 	skip, left := 0, -1
 	if q.page >= 0 {
@@ -792,6 +828,9 @@ func (s *Server) handleCDX(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 	case errors.Is(err, errClientGone):
 		s.log.Debug("CDX answer cut short by the client", "err", err)
+	case errors.Is(err, errBusy) && !out.committed:
+		w.Header().Del("Content-Type")
+		s.busy(w, "cdx")
 	case !out.committed:
 		s.indexFailed(w, err)
 	default:

@@ -3,6 +3,7 @@ package lookup
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -75,8 +76,11 @@ func (s *spool) grow(need int) error {
 			ctx = s.req.Context()
 		}
 		n, err := s.budget.acquire(ctx, want-s.taken, s.wait)
-		if err != nil {
+		switch {
+		case errors.Is(err, errBusy):
 			return err
+		case err != nil:
+			return fmt.Errorf("%w: %w", errClientGone, err)
 		}
 		s.taken += n
 	}
