@@ -181,8 +181,16 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 		s.writeCaptures(w, r, q.raw, "", markDue(cs, s.now()), "")
 		return
 	}
-	page, more, err := ix.prefix(q.matcher(), q.after, q.limit)
-	if err != nil {
+	share := s.share(r) // the page's bytes, held until it is written
+	defer share.release()
+	page, more, err := ix.prefixHeld(q.matcher(), q.after, q.limit, share)
+	switch {
+	case errors.Is(err, errBusy):
+		s.busy(w, "captures")
+		return
+	case errors.Is(err, errClientGone):
+		return
+	case err != nil:
 		s.indexFailed(w, err)
 		return
 	}

@@ -3,7 +3,6 @@ package lookup
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -516,36 +515,11 @@ type cdxEmitter struct {
 	times []int64
 	done  bool // the answer is complete: stop reading the index
 
-	// The held lines' bytes past heldFree are taken from the held-bytes budget (held.go).
-	budget    *heldBudget
-	ctx       context.Context
-	wait      time.Duration
-	heldBytes int64
-	taken     int64
+	share *heldShare // the held lines' bytes, counted against the held-bytes budget (held.go)
 }
 
-// hold counts n more bytes held, taking them from the budget past heldFree, a few lines' worth
-// at a time; errBusy when the budget stays full.
-func (e *cdxEmitter) hold(n int) error {
-	e.heldBytes += int64(n) + 32 // the line's slice header and time
-	if e.budget == nil || e.heldBytes <= heldFree+e.taken {
-		return nil
-	}
-	got, err := e.budget.acquire(e.ctx, max(heldFree, e.heldBytes-heldFree-e.taken), e.wait)
-	e.taken += got
-	if err != nil && !errors.Is(err, errBusy) {
-		return fmt.Errorf("%w: %w", errClientGone, err)
-	}
-	return err
-}
-
-// release gives the emitter's share of the budget back.
-func (e *cdxEmitter) release() {
-	if e.budget != nil {
-		e.budget.release(e.taken)
-	}
-	e.taken, e.held, e.times = 0, nil, nil
-}
+// hold counts n more bytes held (and the line's slice header and time).
+func (e *cdxEmitter) hold(n int) error { return e.share.add(int64(n) + 32) }
 
 // newEmitter sets up the emitter of q.
 func newEmitter(q *cdxQuery, bw *bufio.Writer) *cdxEmitter {
@@ -778,8 +752,8 @@ func (s *Server) handleCDX(w http.ResponseWriter, r *http.Request) {
 	bw.Reset(out)
 	defer func() { bw.Reset(nil); cdxWriters.Put(bw) }()
 	e := newEmitter(&q, bw)
-	e.budget, e.ctx, e.wait = s.held, r.Context(), s.opt.HeldWait
-	defer e.release()
+	e.share = s.share(r)
+	defer e.share.release()
 	var row cdxRow
 	skip, left := 0, -1
 	if q.page >= 0 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/archivectl/archivectl/aipref"
 )
@@ -116,12 +117,17 @@ func (s *Server) writeCaptures(w http.ResponseWriter, r *http.Request, url, matc
 func answerEstimate(cs []capture) int64 {
 	n := int64(256)
 	for i := range cs {
-		c := &cs[i]
-		n += 400 + int64(len(c.text)+len(c.mime)+len(c.embargoSource)+len(c.file))
-		for _, l := range [][]string{c.usage, c.usageRobots, c.usageHeader} {
-			for _, u := range l {
-				n += int64(len(u)) + 3
-			}
+		n += 400 + captureBytes(&cs[i])
+	}
+	return n
+}
+
+// captureBytes is about how many bytes c holds in memory.
+func captureBytes(c *capture) int64 {
+	n := int64(unsafe.Sizeof(*c)) + int64(len(c.text)+len(c.mime)+len(c.embargoSource)+len(c.file))
+	for _, l := range [][]string{c.usage, c.usageRobots, c.usageHeader} {
+		for _, u := range l {
+			n += int64(len(u)) + 16
 		}
 	}
 	return n

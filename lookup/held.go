@@ -3,6 +3,7 @@ package lookup
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -133,3 +134,44 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// heldShare is one request's share of the budget, taken as what it holds grows: the first
+// heldFree bytes are its own, the rest is taken at least heldFree at a time.
+type heldShare struct {
+	budget *heldBudget // nil: nothing is counted
+	ctx    context.Context
+	wait   time.Duration
+	used   int64 // bytes held
+	taken  int64 // bytes of the budget taken
+}
+
+// share returns an empty share of the budget for the request r.
+func (s *Server) share(r *http.Request) *heldShare {
+	return &heldShare{budget: s.held, ctx: r.Context(), wait: s.opt.HeldWait}
+}
+
+// add counts n more bytes held: errBusy when the budget stays full, an errClientGone when the
+// request ends while it waits.
+func (h *heldShare) add(n int64) error {
+	if h == nil || h.budget == nil {
+		return nil
+	}
+	if h.used += n; h.used <= heldFree+h.taken {
+		return nil
+	}
+	got, err := h.budget.acquire(h.ctx, max(heldFree, h.used-heldFree-h.taken), h.wait)
+	h.taken += got
+	if err != nil && !errors.Is(err, errBusy) {
+		return fmt.Errorf("%w: %w", errClientGone, err)
+	}
+	return err
+}
+
+// release gives the share back.
+func (h *heldShare) release() {
+	if h == nil || h.budget == nil {
+		return
+	}
+	h.budget.release(h.taken)
+	h.used, h.taken = 0, 0
+}

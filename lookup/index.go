@@ -121,6 +121,12 @@ func compareBool(a, b bool) int {
 // prefix returns up to limit captures, in index order, whose SURT matches m, starting after
 // the position after (the zero cursor starts at the beginning). more says whether any remain.
 func (ix *index) prefix(m matcher, after cursor, limit int) (page []capture, more bool, err error) {
+	return ix.prefixHeld(m, after, limit, nil)
+}
+
+// prefixHeld is prefix with the page's bytes counted in share as it grows (held.go): it stops
+// with share's error (errBusy) when the budget stays full.
+func (ix *index) prefixHeld(m matcher, after cursor, limit int, share *heldShare) (page []capture, more bool, err error) {
 	if ix.set == nil {
 		return nil, false, nil
 	}
@@ -150,6 +156,9 @@ func (ix *index) prefix(m matcher, after cursor, limit int) (page []capture, mor
 				return false, nil
 			}
 			page = append(page, c)
+			if err := share.add(captureBytes(&c)); err != nil {
+				return false, err
+			}
 		}
 		return true, nil
 	})
