@@ -20,12 +20,13 @@ type browseData struct {
 }
 
 // browse lists a page of the captures below q (a prefix query), due ones marked as of now, with links
-// to the next page (its cursor) and to the directories above. The error is the public index's.
-func (s *Server) browse(ix *index, q query, defaultLimit bool, now time.Time) (*browseData, error) {
+// to the next page (its cursor) and to the directories above. The error is the public index's,
+// or share's (errBusy: the held-bytes budget stayed full).
+func (s *Server) browse(ix *index, q query, share *heldShare, defaultLimit bool, now time.Time) (*browseData, error) {
 	if defaultLimit {
 		q.limit = pageBrowseLimit
 	}
-	page, more, err := ix.prefix(q.matcher(), q.after, q.limit)
+	page, more, err := ix.prefixHeld(q.matcher(), q.after, q.limit, share)
 	if err != nil {
 		return nil, err
 	}

@@ -128,7 +128,18 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 		case err != nil:
 			d.Error, code = err.Error(), http.StatusBadRequest
 		case q.prefix:
-			if d.Browse, err = s.browse(ix, q, v.Get("limit") == "", now); err != nil {
+			share := s.share(r) // the page's captures, held until it is rendered (held.go)
+			defer share.release()
+			d.Browse, err = s.browse(ix, q, share, v.Get("limit") == "", now)
+			switch {
+			case errors.Is(err, errBusy):
+				d.Browse = nil
+				s.rejected.WithLabelValues("page").Inc()
+				w.Header().Set("Retry-After", busyRetryAfter)
+				d.Error, code = errBusy.Error(), http.StatusServiceUnavailable
+			case errors.Is(err, errClientGone):
+				return
+			case err != nil:
 				d.Browse = nil
 				s.log.Error("public index read failed", "err", err)
 				d.Error, code = err.Error(), http.StatusInternalServerError
