@@ -178,17 +178,15 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 			return
 		}
-		s.writeCaptures(w, r, q.raw, "", markDue(cs, s.now()), "")
+		s.writeCaptures(w, r, nil, q.raw, "", markDue(cs, s.now()), "")
 		return
 	}
 	share := s.share(r) // the page's bytes, held until it is written
 	defer share.release()
 	page, more, err := ix.prefixHeld(q.matcher(), q.after, q.limit, share)
 	switch {
-	case errors.Is(err, errBusy):
-		s.busy(w, "captures")
-		return
-	case errors.Is(err, errClientGone):
+	case errors.Is(err, errBusy), errors.Is(err, errClientGone):
+		s.shareFailed(w, "captures", err)
 		return
 	case err != nil:
 		s.indexFailed(w, err)
@@ -198,7 +196,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 	if more {
 		next = cursorAfter(&page[len(page)-1]).String()
 	}
-	s.writeCaptures(w, r, q.raw, "prefix", markDue(page, s.now()), next)
+	s.writeCaptures(w, r, share, q.raw, "prefix", markDue(page, s.now()), next)
 }
 
 // indexFailed answers 500 when the public index cannot be read (a damaged block): never a

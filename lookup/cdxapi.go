@@ -795,6 +795,7 @@ func (s *Server) handleCDX(w http.ResponseWriter, r *http.Request) {
 		}
 		return !e.done, nil
 	})
+	e.share.built() // what is held is all held now
 	if err == nil {
 		err = e.finish()
 	}

@@ -2,7 +2,6 @@ package lookup
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -67,25 +66,22 @@ var jsonType = []string{"application/json"}
 // buffer is its own, taken from the held-bytes budget (held.go), and dropped after it is written.
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }}
 
-// writeCaptures answers 200 with the captures. An answer estimated above heldFree bytes takes
-// them from the held-bytes budget before it is built, and answers 503 with Retry-After when they
-// are not free within Options.HeldWait; it is written under per-write deadlines.
-func (s *Server) writeCaptures(w http.ResponseWriter, r *http.Request, url, matchType string, cs []capture, next string) {
+// writeCaptures answers 200 with the captures. An answer estimated above heldFree bytes is
+// counted in share (the page's, or its own when nil) before it is built, and answers 503 with
+// Retry-After when the held-bytes budget does not have room within Options.HeldWait; it is
+// written under per-write deadlines.
+func (s *Server) writeCaptures(w http.ResponseWriter, r *http.Request, share *heldShare, url, matchType string, cs []capture, next string) {
 	start := time.Now()
-	var taken int64
-	defer func() { s.held.release(taken) }()
-	take := func(n int64) bool {
-		got, err := s.held.acquire(r.Context(), n, s.opt.HeldWait)
-		taken += got
-		if errors.Is(err, errBusy) {
-			s.busy(w, "captures")
-		}
-		return err == nil // else the client went away: nobody to answer
+	if share == nil {
+		share = s.share(r)
+		defer share.release()
 	}
 	var b []byte
 	var bp *[]byte
-	if est := answerEstimate(cs); est > heldFree {
-		if !take(est) {
+	est := answerEstimate(cs)
+	if est > heldFree {
+		if err := share.add(est); err != nil {
+			s.shareFailed(w, "captures", err)
 			return
 		}
 		b = make([]byte, 0, est)
@@ -94,9 +90,13 @@ func (s *Server) writeCaptures(w http.ResponseWriter, r *http.Request, url, matc
 		b = (*bp)[:0]
 	}
 	b = appendCaptures(b, url, matchType, cs, next)
-	if over := int64(len(b)) - max(taken, heldFree); over > 0 && !take(over) { // escaping made it longer than estimated
-		return
+	if over := int64(len(b)) - max(est, heldFree); over > 0 { // escaping made it longer than estimated
+		if err := share.add(over); err != nil {
+			s.shareFailed(w, "captures", err)
+			return
+		}
 	}
+	share.built()
 	h := w.Header()
 	h["Content-Type"] = jsonType // canonical keys set directly: no canonicalising on the hot path
 	h["Content-Length"] = []string{strconv.Itoa(len(b))}

@@ -100,6 +100,14 @@ func (s *Server) busy(w http.ResponseWriter, route string) {
 	writeError(w, http.StatusServiceUnavailable, errBusy.Error())
 }
 
+// shareFailed answers a request whose heldShare could not grow: 503 when the budget stayed full,
+// nothing when the client went away.
+func (s *Server) shareFailed(w http.ResponseWriter, route string, err error) {
+	if errors.Is(err, errBusy) {
+		s.busy(w, route)
+	}
+}
+
 // deadlineWriter writes to an answer in chunks of writeChunk bytes, each under a write deadline
 // of stall from its start (never past end): a reader that stops reading fails the write.
 type deadlineWriter struct {
@@ -136,28 +144,47 @@ func (d *deadlineWriter) Write(p []byte) (int, error) {
 func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 // heldShare is one request's share of the budget, taken as what it holds grows: the first
-// heldFree bytes are its own, the rest is taken at least heldFree at a time.
+// heldFree bytes are its own, the rest is taken at least heldFree at a time. Taking a little at a
+// time invites a deadlock: many shares, each holding part of the budget, all waiting for more.
+// So a share grows only while it holds the server's one growing turn (Server.growing), from its
+// first byte past heldFree until built says it has all it needs; a share waiting for the turn
+// holds nothing of the budget, and the holder of the turn waits only for bytes that answers
+// being written give back (their writes have deadlines).
 type heldShare struct {
-	budget *heldBudget // nil: nothing is counted
-	ctx    context.Context
-	wait   time.Duration
-	used   int64 // bytes held
-	taken  int64 // bytes of the budget taken
+	budget  *heldBudget // nil: nothing is counted
+	turn    chan struct{}
+	ctx     context.Context
+	wait    time.Duration
+	used    int64 // bytes held
+	taken   int64 // bytes of the budget taken
+	growing bool  // this share holds the turn
 }
 
 // share returns an empty share of the budget for the request r.
 func (s *Server) share(r *http.Request) *heldShare {
-	return &heldShare{budget: s.held, ctx: r.Context(), wait: s.opt.HeldWait}
+	return &heldShare{budget: s.held, turn: s.growing, ctx: r.Context(), wait: s.opt.HeldWait}
 }
 
-// add counts n more bytes held: errBusy when the budget stays full, an errClientGone when the
-// request ends while it waits.
+// add counts n more bytes held: errBusy when the turn or the budget does not come within the
+// wait, an errClientGone when the request ends while it waits.
 func (h *heldShare) add(n int64) error {
 	if h == nil || h.budget == nil {
 		return nil
 	}
 	if h.used += n; h.used <= heldFree+h.taken {
 		return nil
+	}
+	if !h.growing {
+		t := time.NewTimer(h.wait)
+		defer t.Stop()
+		select {
+		case h.turn <- struct{}{}:
+			h.growing = true
+		case <-t.C:
+			return errBusy
+		case <-h.ctx.Done():
+			return fmt.Errorf("%w: %w", errClientGone, h.ctx.Err())
+		}
 	}
 	got, err := h.budget.acquire(h.ctx, max(heldFree, h.used-heldFree-h.taken), h.wait)
 	h.taken += got
@@ -167,11 +194,20 @@ func (h *heldShare) add(n int64) error {
 	return err
 }
 
+// built gives up the growing turn: the share holds all it will need.
+func (h *heldShare) built() {
+	if h != nil && h.growing {
+		<-h.turn
+		h.growing = false
+	}
+}
+
 // release gives the share back.
 func (h *heldShare) release() {
 	if h == nil || h.budget == nil {
 		return
 	}
+	h.built()
 	h.budget.release(h.taken)
 	h.used, h.taken = 0, 0
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,6 +122,42 @@ func TestHeavyAnswersWhenBudgetFull(t *testing.T) {
 	s.held.release(1 << 20)
 	if rec := get(t, s, "/api/v1/record?url=https://heavy.example/r"); rec.Code != 200 || rec.Body.Len() < 300_000 {
 		t.Errorf("budget free again: %d with %d bytes", rec.Code, rec.Body.Len())
+	}
+	if h := s.held.held(); h != 0 {
+		t.Errorf("%d bytes still held", h)
+	}
+}
+
+// TestHeavyAnswersTakeTurns: concurrent prefix pages that each need most of the budget are all
+// served, one after another, instead of each holding part of it and waiting for the rest.
+func TestHeavyAnswersTakeTurns(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for i := range 200 {
+		f.tombstone(public.CDXJ{
+			URL: fmt.Sprintf("https://wide.example/p%03d", i), Status: 200, Digest: "sha256:dd", ID: fmt.Sprintf("<urn:uuid:w%d>", i),
+			Time: "2026-11-20T00:00:00Z", ReleaseAt: "2026-12-20T00:00:00Z", Headers: [][2]string{{"X-Big", strings.Repeat("x", 4<<10)}},
+		})
+	}
+	f.commit()
+	// A page holds ~0.9 MB and its answer as much again: one at a time fits in 2 MiB.
+	s, err := Open(f.dir, Options{Now: func() time.Time { return testNow }, Logger: discard, MaxHeldBytes: 2 << 20, HeldWait: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := make(chan int, 8)
+	var wg sync.WaitGroup
+	for range cap(codes) {
+		wg.Go(func() {
+			codes <- get(t, s, "/api/v1/captures?url=https://wide.example/&matchType=prefix&limit=1000").Code
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("a concurrent heavy page answered %d, want 200", c)
+		}
 	}
 	if h := s.held.held(); h != 0 {
 		t.Errorf("%d bytes still held", h)

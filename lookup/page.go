@@ -131,6 +131,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 			share := s.share(r) // the page's captures, held until it is rendered (held.go)
 			defer share.release()
 			d.Browse, err = s.browse(ix, q, share, v.Get("limit") == "", now)
+			share.built()
 			switch {
 			case errors.Is(err, errBusy):
 				d.Browse = nil

@@ -75,6 +75,7 @@ type Server struct {
 	maxVerified int
 	damaged     prometheus.Counter // records refused or cut off because they failed a check
 	held        *heldBudget        // the bytes heavy answers hold, across all requests (held.go)
+	growing     chan struct{}      // the one turn to grow a heldShare (held.go)
 	rejected    *prometheus.CounterVec
 	recent      atomic.Pointer[recentList]
 	feeds       feedCache // the release feeds read from the current index (feed.go)
@@ -111,7 +112,7 @@ func New(fsys fs.FS, opt Options) (*Server, error) {
 	if s.opt.WriteStall <= 0 {
 		s.opt.WriteStall = defaultStall
 	}
-	s.held = newHeldBudget(s.opt.MaxHeldBytes)
+	s.held, s.growing = newHeldBudget(s.opt.MaxHeldBytes), make(chan struct{}, 1)
 	m, err := newMetrics(opt.Registerer)
 	if err != nil {
 		return nil, err
