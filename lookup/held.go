@@ -9,10 +9,12 @@ import (
 	"time"
 )
 
-// Memory limits of heavy answers: a record held until it is verified (spool.go) and a large
-// captures answer built whole (encode.go). Each request may hold heldFree bytes of its own; past
-// that it takes its bytes from one budget that all requests share (Options.MaxHeldBytes), waiting
-// at most Options.HeldWait for them, else it answers 503 with Retry-After (busy). Whatever an
+// Memory limits of heavy answers: a record held until it is verified (spool.go), a prefix page
+// and its captures answer built whole (index.go, encode.go; the HTML list, browse.go) and the
+// lines a reversed or closest-sorted CDX answer holds (cdxapi.go). Each request may hold heldFree
+// bytes of its own; past that it takes its bytes from one budget that all requests share
+// (Options.MaxHeldBytes), waiting at most Options.HeldWait for them, else it answers 503 with
+// Retry-After (busy). Whatever an
 // answer writes, each write must make progress within Options.WriteStall, and an answer's
 // writes end answerDeadline after its request began: a stalled reader lets go of what it holds.
 const (
