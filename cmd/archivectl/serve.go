@@ -216,7 +216,7 @@ func serve(ctx context.Context, opt serveOptions) error {
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      5 * time.Minute, // a large record streams
+		WriteTimeout:      5 * time.Minute, // a large record streams; record, captures and CDX answers set per-write deadlines within it (lookup/held.go)
 		IdleTimeout:       time.Minute,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
