@@ -59,7 +59,7 @@ var axeRun = `axe.run(document, {runOnly: {type: "tag", values: ["` + strings.Jo
 // the keyboard (none taken out of the tab order).
 func TestAccessibility(t *testing.T) {
 	t.Parallel()
-	chromium := chromiumPath(t)
+	chromium := testkit.ChromiumPath(t)
 	axe := axeSource(t)
 	s := standard(t).server(testNow)
 	ts := httptest.NewServer(s)

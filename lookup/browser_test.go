@@ -5,7 +5,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -15,22 +14,6 @@ import (
 	"github.com/archivectl/archivectl/internal/testkit"
 	"golang.org/x/net/html"
 )
-
-// chromiumPath finds Debian's chromium. Without it the test skips with a clear message, unless
-// CI is set: CI installs it (.ci/run), so there its absence is a failure.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed but CI is set: .ci/run installs it (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed: apt-get install -y chromium to run the browser test")
-	return ""
-}
 
 // headless runs chromium headless with args and returns its stdout.
 func headless(t *testing.T, chromium string, args ...string) string {
@@ -55,7 +38,7 @@ func headless(t *testing.T, chromium string, args ...string) string {
 // and a released capture; it saves a screenshot (see screenshotDir).
 func TestBrowserSearch(t *testing.T) {
 	t.Parallel()
-	chromium := chromiumPath(t)
+	chromium := testkit.ChromiumPath(t)
 	s := standard(t).server(testNow)
 	ts := httptest.NewServer(s)
 	defer ts.Close()

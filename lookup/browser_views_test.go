@@ -53,7 +53,7 @@ const longURL = "https://example.com/news/a-rather-long-article-name-that-goes-o
 // the old 282 px on a laptop, and never scaled so far down that its 12 px labels shrink.
 func TestBrowserViews(t *testing.T) {
 	t.Parallel()
-	chromium := chromiumPath(t)
+	chromium := testkit.ChromiumPath(t)
 	f := standard(t)
 	f.release(public.CDXJ{URL: longURL, Mime: "text/html", Status: 200, Digest: "sha256:ff", ID: "<urn:uuid:long>",
 		Time: "2026-09-01T08:00:00Z", ReleaseAt: "2026-09-08T08:00:00Z", Usage: []string{"train-ai=n", "search=y"},

@@ -18,6 +18,22 @@ import (
 	"golang.org/x/net/websocket"
 )
 
+// ChromiumPath finds Debian's chromium. Without it the test skips with a clear message, unless
+// CI is set: CI installs it (.ci/run), so there its absence is a failure.
+func ChromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed but CI is set: .ci/run installs it (apt-get install -y chromium)")
+	}
+	t.Skip("chromium is not installed: apt-get install -y chromium to run the browser test")
+	return ""
+}
+
 // ChromiumCommand is chromium with args in a process group of its own and a fresh profile
 // directory; the group is killed when ctx ends, and the profile removed at the test's end once
 // nothing writes it any more (Chromium's helper processes outlive the main one for a moment,

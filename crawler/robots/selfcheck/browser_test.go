@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,21 +14,6 @@ import (
 
 	"github.com/archivectl/archivectl/internal/testkit"
 )
-
-// chromiumPath finds Debian's chromium, as the lookup's browser tests do (lookup/browser_test.go).
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed but CI is set: .ci/run installs it (apt-get install -y chromium)")
-	}
-	t.Skip("chromium is not installed: apt-get install -y chromium to run the browser test")
-	return ""
-}
 
 // screenshotDir is where the screenshots are kept: $ARCHIVECTL_SCREENSHOTS, else a directory
 // under the system's temporary one that the test leaves in place, to be looked at.
@@ -71,7 +55,7 @@ type measured struct {
 // the page's own: the form posts), then photographs the results at a laptop's and a phone's width.
 func TestBrowserPage(t *testing.T) {
 	t.Parallel()
-	chromium := chromiumPath(t)
+	chromium := testkit.ChromiumPath(t)
 	static := http.StripPrefix("/static/", http.FileServer(http.Dir("../../../lookup/static")))
 	h := New(Options{Now: func() time.Time { return testNow }, Logger: slog.New(slog.DiscardHandler)})
 	ts := httptest.NewServer(h.Wrap(static))
