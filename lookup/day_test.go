@@ -192,20 +192,7 @@ func TestDayPage(t *testing.T) {
 			if rec.Code != tc.code {
 				t.Fatalf("status %d, want %d", rec.Code, tc.code)
 			}
-			body := rec.Body.String()
-			for _, w := range tc.want {
-				if !strings.Contains(body, w) {
-					t.Errorf("page lacks %q", w)
-				}
-			}
-			for _, n := range tc.not {
-				if strings.Contains(body, n) {
-					t.Errorf("page has %q", n)
-				}
-			}
-			if n := strings.Count(body, "<h1"); n != 1 {
-				t.Errorf("%d <h1>, want 1", n)
-			}
+			checkPage(t, rec.Body.String(), tc.want, tc.not)
 		})
 	}
 }
