@@ -385,7 +385,9 @@ func TestSealedByteFlip(t *testing.T) {
 					t.Fatalf("release: exit %d:\n%s%s", r.code, r.stdout, r.stderr)
 				}
 				for eid, e := range indexEntries(t, dir) {
-					if e.State != store.Released && !e.Robots {
+					// A revisit of the damaged capture waits with it: its payload is the original's.
+					waits := e.Revisit && e.RefersTo == id && id != ""
+					if e.State != store.Released && !e.Robots && !waits {
 						t.Errorf("after a release pass, capture %s is %s", eid, e.State)
 					}
 				}
