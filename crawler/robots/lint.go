@@ -158,26 +158,6 @@ func (l *Lint) GroupTokens(g int) []string {
 	return out
 }
 
-// chosen is merge's choice of groups for agent, one flag per group.
-func (p *Policy) chosen(agent string) ([]bool, bool) {
-	in := make([]bool, len(p.groups))
-	specific := false
-	for i, g := range p.groups {
-		for _, t := range g.tokens {
-			if agent != "" && strings.EqualFold(t, agent) {
-				in[i], specific = true, true
-				break
-			}
-		}
-	}
-	if !specific {
-		for i, g := range p.groups {
-			in[i] = g.global
-		}
-	}
-	return in, specific
-}
-
 // lintBudget bounds the rule comparisons of one Warnings call: pattern octets compared.
 const lintBudget = 20_000_000
 

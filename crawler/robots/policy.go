@@ -157,8 +157,9 @@ func (p *Policy) selectFor(agent string) *selection {
 	return s
 }
 
-// merge builds the selection for agent: every group naming it, or else every "*" group.
-func (p *Policy) merge(agent string) *selection {
+// chosen is the choice of groups for agent, one flag per group: every group naming it, or else
+// every "*" group; specific says it was named. merge and the lint both choose by it.
+func (p *Policy) chosen(agent string) ([]bool, bool) {
 	in := make([]bool, len(p.groups))
 	specific := false
 	for i, g := range p.groups {
@@ -174,6 +175,12 @@ func (p *Policy) merge(agent string) *selection {
 			in[i] = g.global
 		}
 	}
+	return in, specific
+}
+
+// merge builds the selection for agent from the groups chosen for it.
+func (p *Policy) merge(agent string) *selection {
+	in, _ := p.chosen(agent)
 	s := &selection{agent: agent}
 	for _, e := range p.embargoes {
 		if in[e.group] && e.period > s.period {
