@@ -3,12 +3,251 @@ package release
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"syscall"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
+	"github.com/archivectl/archivectl/internal/durable"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/public/pubindex"
 	"github.com/archivectl/archivectl/store"
 )
+
+// journal is one commit of a pass, written durably before anything under public/ changes.
+// Applying it is idempotent, so a commit interrupted anywhere is finished by replaying it.
+type journal struct {
+	Pass    time.Time     `json:"pass"`
+	Files   []journalFile `json:"files"`    // temp files to rename into public/, in order
+	Marks   []store.Mark  `json:"marks"`    // index state changes
+	LogSize int64         `json:"log_size"` // release-log.jsonl's size before this commit
+	Log     string        `json:"log"`      // the lines this commit appends to it
+	State   public.Status `json:"state"`    // the new state.json
+	// Index is the public index's new manifest and the segments it no longer lists; its new
+	// segments are among Files. Absent in a journal of a version without the index (the next
+	// pass then rebuilds the index).
+	Index *pubindex.Commit `json:"index,omitempty"`
+}
+
+// journalFile is one rename of a commit: Tmp relative to the data directory, Public relative to public/.
+type journalFile struct {
+	Tmp    string `json:"tmp"`
+	Public string `json:"public"`
+}
+
+// crashHook, when set (by tests only), is called at every step of a commit and of writing
+// its files, so that a test can kill the process at a chosen point.
+var crashHook func(step string)
+
+func crashPoint(step string) {
+	if crashHook != nil {
+		crashHook(step)
+	}
+}
+
+// readJournal returns the pending commit, if a pass left one.
+func readJournal(dataDir string) (*journal, error) {
+	b, err := os.ReadFile(layout.ReleaseJournal(dataDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var j journal
+	if err := json.Unmarshal(b, &j); err != nil {
+		// The journal is written to a temp name and renamed, so a torn one means damage, not a crash.
+		return nil, fmt.Errorf("%s is damaged (%w): inspect it, then delete it to roll the commit back", layout.ReleaseJournal(dataDir), err)
+	}
+	return &j, nil
+}
+
+// journalAndApply makes j durable, then applies it; journaled says whether the journal was written. Every
+// file the commit renames — those given open (closed here) and the others, opened by name — its
+// names in release-tmp/ and the journal's temp file are synced together (the journal is encoded
+// while the files sync); the journal is renamed into place once all are durable, so that it never
+// outlives what it refers to. Meanwhile the index's marks are prepared in a write transaction
+// that apply commits, so that only the index's write is left for after the journal. Before
+// writing the journal, it makes sure the disk has room for what applying it writes, so that a
+// full disk fails the commit while it can still be rolled back.
+func journalAndApply(dataDir string, ix *store.Index, j *journal, files []*os.File) (journaled bool, err error) {
+	path := layout.ReleaseJournal(dataDir)
+	open := map[string]bool{}
+	for _, f := range files {
+		open[f.Name()] = true
+	}
+	var named []string // files to rename that are not open
+	for _, f := range j.Files {
+		if p := filepath.Join(dataDir, filepath.FromSlash(f.Tmp)); !open[p] {
+			named = append(named, p)
+		}
+	}
+	// Every file's fsync, the temp directory's, the journal's write and the index marks' preparation
+	// wait for the disk together; the journal is renamed into place once all are durable.
+	var marks *store.PendingMark
+	var tasks []func() error
+	for _, f := range files {
+		tasks = append(tasks, func() error {
+			if err := durable.SyncClose(f); err != nil {
+				return fmt.Errorf("sync %s: %w", f.Name(), err)
+			}
+			return nil
+		})
+	}
+	for _, p := range named {
+		tasks = append(tasks, func() error { return syncFile(p) })
+	}
+	tasks = append(tasks,
+		func() error { return durable.SyncDir(layout.ReleaseTmp(dataDir)) },
+		func() error {
+			b, err := json.Marshal(j)
+			if err != nil {
+				return fmt.Errorf("journal: %w", err)
+			}
+			if err := roomToCommit(dataDir, j, len(b)); err != nil {
+				return err
+			}
+			return durable.WriteFile(path+".tmp", b, publicFileMode)
+		},
+		func() error {
+			if len(j.Marks) == 0 {
+				return nil
+			}
+			var err error
+			if marks, err = ix.PrepareMark(j.Marks); err != nil {
+				return fmt.Errorf("mark the index: %w", err)
+			}
+			return nil
+		})
+	err = inParallel(len(tasks), func(i int) error { return tasks[i]() })
+	if err == nil {
+		crashPoint("files") // every file durable, the journal not yet in place
+		err = durable.Rename(path+".tmp", path)
+	}
+	if err != nil {
+		if marks != nil {
+			marks.Rollback()
+		}
+		os.Remove(path + ".tmp")
+		return false, err
+	}
+	crashPoint("journal")
+	return true, apply(dataDir, ix, j, marks)
+}
+
+// syncFile fsyncs the file at path.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	if err := durable.SyncClose(f); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}
+
+// apply performs a durable journal's commit; every step may run again after a crash. marks, when
+// not nil, are j's marks prepared (and then committed or rolled back here); without, apply marks
+// the index itself.
+func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark) (err error) {
+	if marks != nil {
+		defer func() {
+			if marks != nil { // apply failed before committing them
+				marks.Rollback()
+			}
+		}()
+	}
+	dirs := map[string]bool{}
+	for _, f := range j.Files {
+		dst := filepath.Join(layout.Public(dataDir), filepath.FromSlash(f.Public))
+		err := os.Rename(filepath.Join(dataDir, f.Tmp), dst)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(dst); serr == nil {
+				continue // renamed before the crash
+			}
+			return fmt.Errorf("commit of %s lost both %s and %s: run archivectl verify", j.Pass.Format(time.RFC3339), f.Tmp, f.Public)
+		}
+		if err != nil {
+			return fmt.Errorf("publish %s: %w", f.Public, err)
+		}
+		dirs[filepath.Dir(dst)] = true
+		crashPoint("rename")
+	}
+	// The renames' directories, the audit log, the index and state.json's temp file do not depend
+	// on one another: their syncs wait for the disk together. All are durable before state.json,
+	// the commit point, is renamed into place.
+	sb, err := public.MarshalStatus(j.State)
+	if err != nil {
+		return err
+	}
+	state := layout.State(dataDir)
+	steps := []func() error{func() error {
+		// state.json.tmp is a name readers of public/ ignore.
+		if err := durable.WriteFile(state+".tmp", sb, publicFileMode); err != nil {
+			return err
+		}
+		return nil
+	}}
+	for d := range dirs {
+		steps = append(steps, func() error {
+			if err := durable.SyncDir(d); err != nil {
+				return err
+			}
+			return nil
+		})
+	}
+	if j.Log != "" {
+		steps = append(steps, func() error { return appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log)) })
+	}
+	if pending := marks; pending != nil {
+		marks = nil
+		steps = append(steps, func() error {
+			if err := pending.Commit(); err != nil {
+				return fmt.Errorf("mark the index: %w", err)
+			}
+			return nil
+		})
+	} else if len(j.Marks) > 0 {
+		steps = append(steps, func() error {
+			if err := ix.Mark(j.Marks); err != nil {
+				return fmt.Errorf("mark the index: %w", err)
+			}
+			return nil
+		})
+	}
+	if err := inParallel(len(steps), func(i int) error { return steps[i]() }); err != nil {
+		return err
+	}
+	crashPoint("synced") // renamed, logged, marked: one durable state
+	if j.Index != nil {  // the index's commit point: the new segments are in place, the old ones still there
+		if err := pubindex.WriteManifest(layout.Public(dataDir), j.Index.Manifest); err != nil {
+			return err
+		}
+	}
+	crashPoint("indexed")
+	if err := durable.Rename(state+".tmp", state); err != nil {
+		return err
+	}
+	crashPoint("state")
+	if j.Index != nil {
+		if err := pubindex.RemoveSegments(layout.Public(dataDir), j.Index.Remove); err != nil {
+			return err
+		}
+	}
+	// The journal's removal is not synced: should a crash undo it, the next pass applies this
+	// commit again, which writes the same bytes (a later commit's journal, synced, replaces it).
+	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
+		return err
+	}
+	crashPoint("done")
+	return nil
+}
 
 // errHeldBack is what add returns for a capture it leaves out of the commit (a damaged sealed
 // record): it stays as it is in index.db, and the commit goes on with the others.
@@ -112,29 +351,38 @@ func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tom
 	return true, nil
 }
 
-// diskFullError is a commit that failed because the disk of the data directory is full.
-type diskFullError struct {
-	err       error
-	captures  int
-	journaled bool
-	dir       string
-}
-
-// Error says, in one line, what became of the commit and what to do.
-func (e *diskFullError) Error() string {
-	cause := e.err.Error()
-	if e.journaled {
-		return fmt.Sprintf("the disk is full (%s) after the commit of %d captures was journaled: public/ may show part of it until a pass with free space under %s completes it", cause, e.captures, e.dir)
-	}
-	return fmt.Sprintf("the disk is full (%s): the %d captures of this commit were not published and public/ is as the last commit left it; free space under %s and run the pass again", cause, e.captures, e.dir)
-}
-
-func (e *diskFullError) Unwrap() error { return e.err }
-
-// diskFull is err as a diskFullError when the disk is full (ENOSPC, or too little room to commit).
-func diskFull(err error, captures int, journaled bool, dir string) error {
-	if err == nil || !errors.Is(err, syscall.ENOSPC) {
+// recover finishes a commit that an interrupted pass left, then deletes unjournaled temp files.
+func (r *Releaser) recover(ix *store.Index) error {
+	j, err := readJournal(r.dir)
+	if err != nil {
 		return err
 	}
-	return &diskFullError{err: err, captures: captures, journaled: journaled, dir: dir}
+	if j != nil {
+		r.opt.Logger.Warn("finishing an interrupted release commit", "pass", j.Pass, "files", len(j.Files), "marks", len(j.Marks))
+		if err := apply(r.dir, ix, j, nil); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(layout.ReleaseTmp(r.dir)); err != nil {
+		return err
+	}
+	return nil
+}
+
+// inParallel runs fn(0…n-1), each on a goroutine of its own, and returns the first error (in
+// the order of i), so that an error stays one line: the syncs of a commit wait for the disk
+// together rather than one after another.
+func inParallel(n int, fn func(i int) error) error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = fn(i) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

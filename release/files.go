@@ -3,13 +3,18 @@ package release
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/archivectl/archivectl/internal/durable"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/store"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -166,4 +171,152 @@ func (w *warcFile) abort() {
 	w.f.Close()
 	os.Remove(w.tmp)
 	os.Remove(public.CDXJName(w.tmp))
+}
+
+// createPublic creates (or truncates) path with the public file mode, whatever the umask.
+func createPublic(path string) (*os.File, error) { return durable.Create(path, publicFileMode) }
+
+// writeFile writes b to path with the public file mode (whatever the umask), unsynced.
+func writeFile(path string, b []byte) error {
+	f, err := createPublic(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// File name prefixes of the public files.
+const (
+	shardPrefix = public.ShardPrefix
+	tombPrefix  = public.TombstonePrefix
+)
+
+// nextSerial is one more than the largest serial of the files named PREFIX-<ts>-<serial>.warc.gz in dir.
+func nextSerial(dir, prefix string) (int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	max := 0
+	for _, e := range ents {
+		if n, ok := public.Serial(e.Name(), prefix); ok && n > max {
+			max = n
+		}
+	}
+	return max + 1, nil
+}
+
+// newFile starts a public WARC file under release-tmp/ with its warcinfo record.
+func (p *pass) newFile(prefix, subdir, description string) (*warcFile, error) {
+	name := public.WARCName(prefix, p.now, p.serial[prefix])
+	p.serial[prefix]++
+	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name, p.sealed.copier())
+	if err != nil {
+		return nil, err
+	}
+	info, err := warcinfo(p.r.opt.Software, name, p.now, description)
+	if err == nil {
+		_, _, err = w.writeRecord(info)
+	}
+	if err != nil {
+		w.abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// fileSet is the public files one commit writes.
+type fileSet struct {
+	files []*warcFile
+	cur   *warcFile
+}
+
+// rotate starts a new file when there is none yet or adding size bytes to a non-empty one would pass limit.
+func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, description string) error {
+	if fs.cur != nil && (len(fs.cur.lines) == 0 || fs.cur.offset()+size <= limit) {
+		return nil
+	}
+	w, err := p.newFile(prefix, subdir, description)
+	if err != nil {
+		return err
+	}
+	fs.files = append(fs.files, w)
+	fs.cur = w
+	return nil
+}
+
+// finish writes out every file and returns the renames of the commit and the files, open, which
+// commit syncs (and closes) together with release-tmp/ and the journal's temp file. The copier
+// may still be copying into them: wait waits for it.
+func (fs *fileSet) finish(dataDir string) ([]journalFile, []*os.File, error) {
+	var out []journalFile
+	var files []*os.File
+	for _, w := range fs.files {
+		jf, fl, err := w.finish()
+		if err != nil {
+			closeAll(files)
+			return nil, nil, err
+		}
+		files = append(files, fl...)
+		for _, f := range jf {
+			rel, err := filepath.Rel(dataDir, f.Tmp)
+			if err != nil {
+				closeAll(files)
+				return nil, nil, err
+			}
+			out = append(out, journalFile{Tmp: filepath.ToSlash(rel), Public: f.Public})
+		}
+	}
+	return out, files, nil
+}
+
+// wait returns once the copier has copied every range of the files, with its error.
+func (fs *fileSet) wait() error {
+	for _, w := range fs.files {
+		if err := w.cp.wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeAll closes files.
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// abort deletes every temp file.
+func (fs *fileSet) abort() {
+	for _, w := range fs.files {
+		w.abort()
+	}
+}
+
+// The WARC record types the releaser writes itself.
+const (
+	typeWarcinfo = "warcinfo"
+	typeMetadata = "metadata"
+)
+
+// recordID is the WARC-Record-ID of a public record the releaser writes itself, derived from seed.
+// Public records get ids that depend only on what they describe, so a replayed pass writes the same bytes.
+func recordID(seed string) string { return store.DerivedRecordID("archivectl-release:" + seed) }
+
+// warcinfo is the first record of every public file.
+func warcinfo(software, name string, pass time.Time, description string) ([]byte, error) {
+	block := store.WarcinfoBlock(software,
+		[2]string{"description", description},
+		[2]string{"release-pass", pass.UTC().Format(time.RFC3339)})
+	rec, err := store.MarshalRecord(typeWarcinfo, recordID("warcinfo:"+name), pass, "application/warc-fields", block,
+		[2]string{"WARC-Filename", name})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
 }

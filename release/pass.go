@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
-	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
@@ -68,10 +68,6 @@ type Summary struct {
 	Next       time.Time     // the next release time after now; zero when nothing waits
 	Duration   time.Duration // wall time of the pass
 }
-
-// maxBatch is how many captures one commit holds at most; a pass makes as many commits as it
-// needs. A variable only so that tests can make passes of several commits.
-var maxBatch = 10000
 
 // New returns a Releaser for the data directory (sealed/, index.db, public/).
 func New(dataDir string, opt Options) *Releaser {
@@ -244,33 +240,6 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	return s, c.Backlog, nil
 }
 
-// errBatchFull stops a scan once a batch is full.
-var errBatchFull = errors.New("batch full")
-
-// collect reads up to maxBatch entries from an index scan, skipping ids in any of skip.
-func collect(scan func(time.Time, func(store.Entry) error) error, now time.Time, skip ...map[string]bool) ([]store.Entry, error) {
-	var out []store.Entry
-	err := scan(now, func(e store.Entry) error {
-		for _, m := range skip {
-			if m[e.ID] {
-				return nil
-			}
-		}
-		if e.Robots && !embargo.RobotsExempt(e.URL) {
-			return nil // a robots.txt capture at another URL, sealed before docs/rules.md#d23: held back, reported by verify
-		}
-		out = append(out, e)
-		if len(out) == maxBatch {
-			return errBatchFull
-		}
-		return nil
-	})
-	if errors.Is(err, errBatchFull) {
-		err = nil
-	}
-	return out, err
-}
-
 // recordPass writes state.json anew when the pass made no commit at a later now than the last
 // pass's: its last_pass, next release and ahead_of_clock, generation and counts as they were
 // (nothing new is public, so the public index keeps its generation). A pass at the same now as
@@ -294,5 +263,21 @@ func (p *pass) recordPass() error {
 		return err
 	}
 	p.state = st
+	return nil
+}
+
+// prepareDirs creates public/ (world-readable) and an empty release-tmp/.
+func prepareDirs(dataDir string) error {
+	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir)} {
+		if err := os.MkdirAll(d, publicDirMode); err != nil {
+			return err
+		}
+		if err := os.Chmod(d, publicDirMode); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(layout.ReleaseTmp(dataDir), 0o700); err != nil {
+		return err
+	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package release
 
 import (
+	"errors"
 	"fmt"
 	"syscall"
 )
@@ -27,3 +28,30 @@ func roomToCommit(dataDir string, j *journal, journalSize int) error {
 
 // mib is n bytes in MiB, for messages.
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// diskFullError is a commit that failed because the disk of the data directory is full.
+type diskFullError struct {
+	err       error
+	captures  int
+	journaled bool
+	dir       string
+}
+
+// Error says, in one line, what became of the commit and what to do.
+func (e *diskFullError) Error() string {
+	cause := e.err.Error()
+	if e.journaled {
+		return fmt.Sprintf("the disk is full (%s) after the commit of %d captures was journaled: public/ may show part of it until a pass with free space under %s completes it", cause, e.captures, e.dir)
+	}
+	return fmt.Sprintf("the disk is full (%s): the %d captures of this commit were not published and public/ is as the last commit left it; free space under %s and run the pass again", cause, e.captures, e.dir)
+}
+
+func (e *diskFullError) Unwrap() error { return e.err }
+
+// diskFull is err as a diskFullError when the disk is full (ENOSPC, or too little room to commit).
+func diskFull(err error, captures int, journaled bool, dir string) error {
+	if err == nil || !errors.Is(err, syscall.ENOSPC) {
+		return err
+	}
+	return &diskFullError{err: err, captures: captures, journaled: journaled, dir: dir}
+}
