@@ -186,15 +186,19 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 		deferred = map[string]bool{}
 		released := 0
 		for {
-			batch, err := collect(ix.Due, now, deferred, p.damaged)
+			due, err := p.scanDue(deferred, p.damaged)
 			if err != nil {
 				return s, -1, err
 			}
-			if len(batch) == 0 {
+			if len(due) == 0 {
 				break
 			}
-			if batch, err = p.order(batch, deferred); err != nil {
+			batch, held, err := p.plan(due)
+			if err != nil {
 				return s, -1, err
+			}
+			for _, id := range held {
+				deferred[id] = true
 			}
 			if len(batch) == 0 {
 				continue // all held back; the next scan skips them
@@ -212,7 +216,7 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	}
 	s.Deferred, s.Damaged = len(deferred), len(p.damaged)
 	for {
-		batch, err := collect(ix.Embargoed, now)
+		batch, err := p.scanEmbargoed()
 		if err != nil {
 			return s, -1, err
 		}

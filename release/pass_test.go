@@ -242,14 +242,13 @@ func TestRevisitOrder(t *testing.T) {
 	r := newTestReleaser(dir)
 	ix, _ := store.OpenIndex(filepath.Join(dir, "index.db"), time.Second)
 	p := &pass{r: r, ix: ix}
-	deferred := map[string]bool{}
-	got, err := p.order([]store.Entry{rev}, deferred)
-	if err != nil || len(got) != 0 || !deferred[rev.ID] {
-		t.Errorf("order(revisit alone) = %d entries, deferred %v, %v; want it held back", len(got), deferred, err)
+	got, deferred, err := p.plan([]store.Entry{rev})
+	if err != nil || len(got) != 0 || len(deferred) != 1 || deferred[0] != rev.ID {
+		t.Errorf("plan(revisit alone) = %d entries, deferred %v, %v; want it held back", len(got), deferred, err)
 	}
-	got, err = p.order([]store.Entry{rev, orig}, map[string]bool{})
-	if err != nil || len(got) != 2 || got[0].ID != orig.ID {
-		t.Errorf("order(revisit, original) did not keep both, in sealed order: %v", err)
+	got, deferred, err = p.plan([]store.Entry{rev, orig})
+	if err != nil || len(got) != 2 || got[0].ID != orig.ID || len(deferred) != 0 {
+		t.Errorf("plan(revisit, original) did not keep both, in sealed order: deferred %v, %v", deferred, err)
 	}
 	sum := mustPass(t, r, rev.ReleaseAt)
 	if sum.Released != 2 {

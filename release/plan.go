@@ -8,29 +8,30 @@ import (
 	"github.com/archivectl/archivectl/store"
 )
 
-// order sorts a batch in sealed order and holds back (in deferred) every revisit whose
-// original is neither public already nor in this batch: a revisit is released only together
-// with or after its original.
-func (p *pass) order(batch []store.Entry, deferred map[string]bool) ([]store.Entry, error) {
-	out := make([]store.Entry, 0, len(batch))
+// plan is the plan stage: it puts the captures of a due scan in sealed order, which is the order
+// the copy stage copies them in, and holds back every revisit whose original is neither public
+// already nor among them (a revisit is released only together with or after its original),
+// returning those apart: the pass's later scans skip them.
+func (p *pass) plan(due []store.Entry) (batch []store.Entry, deferred []string, err error) {
+	out := make([]store.Entry, 0, len(due))
 	ok := map[string]bool{}
-	for _, e := range batch {
+	for _, e := range due {
 		if !e.Revisit {
 			out = append(out, e)
 			ok[e.ID] = true
 		}
 	}
-	for _, e := range batch {
+	for _, e := range due {
 		if !e.Revisit {
 			continue
 		}
 		if !ok[e.RefersTo] {
 			orig, found, err := p.ix.Get(e.RefersTo)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if !found || orig.State != store.Released {
-				deferred[e.ID] = true
+				deferred = append(deferred, e.ID)
 				p.r.opt.Logger.Warn("revisit held back until its original is released", "id", e.ID, "refers_to", e.RefersTo, "original_known", found)
 				continue
 			}
@@ -55,7 +56,7 @@ func (p *pass) order(batch []store.Entry, deferred map[string]bool) ([]store.Ent
 	for i, k := range idx {
 		sorted[i] = out[k]
 	}
-	return sorted, nil
+	return sorted, deferred, nil
 }
 
 // firstMember is the location of a capture's first sealed record (normally its request).

@@ -12,6 +12,18 @@ import (
 // needs. A variable only so that tests can make passes of several commits.
 var maxBatch = 10000
 
+// scanDue is the due scan: up to maxBatch captures due at the pass's now and not yet released, in
+// release order, but those in any of skip (the revisits and damaged captures the pass holds back).
+func (p *pass) scanDue(skip ...map[string]bool) ([]store.Entry, error) {
+	return collect(p.ix.Due, p.now, skip...)
+}
+
+// scanEmbargoed is the tombstones' scan: up to maxBatch captures still under embargo at the pass's
+// now that have no tombstone yet.
+func (p *pass) scanEmbargoed() ([]store.Entry, error) {
+	return collect(p.ix.Embargoed, p.now)
+}
+
 // errBatchFull stops a scan once a batch is full.
 var errBatchFull = errors.New("batch full")
 
