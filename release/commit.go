@@ -1,8 +1,6 @@
 package release
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -249,106 +247,70 @@ func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark
 	return nil
 }
 
-// errHeldBack is what add returns for a capture it leaves out of the commit (a damaged sealed
-// record): it stays as it is in index.db, and the commit goes on with the others.
-var errHeldBack = errors.New("capture held back")
-
-// publish writes the public members of each capture of batch with add, which returns the
-// capture's index mark, and commits them together; it returns how many it committed (add may
-// hold a capture back with errHeldBack).
-func (p *pass) publish(ctx context.Context, batch []store.Entry, add func(*fileSet, store.Entry, *bytes.Buffer) (store.Mark, error)) (n int, err error) {
-	var fs fileSet
+// commit is the journaled commit of what a stage staged: it finishes the staged files and writes
+// what else the commit changes under release-tmp/ (the access rules its marks make, the public
+// index's segments) while the copier may still be copying the shards, then journals the whole
+// commit and applies it (journalAndApply). Until the journal is durable a failure deletes every
+// temp file; after, the next pass completes the commit. A batch whose every capture was held back
+// commits nothing.
+func (p *pass) commit(s *staged) (err error) {
 	journaled := false
 	defer func() {
 		if err != nil && !journaled { // a journaled commit's files are the next pass's to publish
-			fs.abort()
+			s.files.abort()
 		}
-		err = diskFull(err, len(batch), journaled, p.r.dir)
+		err = diskFull(err, s.captures, journaled, p.r.dir)
 	}()
-	var marks []store.Mark
-	var done []store.Entry // the captures of marks
-	var log bytes.Buffer
-	released, tombstoned := 0, 0
-	for _, e := range batch {
-		if err := ctx.Err(); err != nil {
-			return 0, fmt.Errorf("pass cancelled: %w", err)
-		}
-		m, err := add(&fs, e, &log)
-		if errors.Is(err, errHeldBack) {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		marks = append(marks, m)
-		done = append(done, e)
-		if m.State == store.Released {
-			released++
-		} else {
-			tombstoned++
-		}
-	}
-	if len(marks) == 0 {
-		fs.abort() // nothing to commit: every capture was held back
-		return 0, nil
+	if len(s.marks) == 0 {
+		s.files.abort() // nothing to commit: every capture was held back
+		return nil
 	}
 	rules, err := p.access()
 	if err != nil {
-		return 0, err
+		return err
 	}
-	rules.note(done, marks)
-	journaled, err = p.commit(&fs, marks, log.Bytes(), released, tombstoned)
+	rules.note(s.entries, s.marks)
+	files, open, err := s.files.finish(p.r.dir)
 	if err != nil {
-		return 0, err
-	}
-	return len(marks), nil
-}
-
-// commit makes the files durable, then journals and applies the commit; journaled says whether
-// the journal was written (the next pass completes a commit that failed after that). The CDXJ
-// files, the access rules and the public index's segments are written while the copier may still
-// be copying the shards; all are synced together, once it is done.
-func (p *pass) commit(fs *fileSet, marks []store.Mark, log []byte, released, tombstoned int) (journaled bool, err error) {
-	files, open, err := fs.finish(p.r.dir)
-	if err != nil {
-		return false, err
+		return err
 	}
 	defer func() {
-		if open != nil { // failed before commit took them
-			fs.wait()
+		if open != nil { // failed before journalAndApply took them
+			s.files.wait()
 			closeAll(open)
 		}
 	}()
-	acl, err := p.rules.write(p.r.dir) // the access rules these marks make
+	acl, err := rules.write(p.r.dir) // the access rules these marks make
 	if err != nil {
-		return false, err
+		return err
 	}
 	files = append(files, acl...)
 	st := p.state
 	st.Generation++
-	ic, segs, err := p.indexCommit(fs, st.Generation)
+	ic, segs, err := p.indexCommit(&s.files, st.Generation)
 	if err != nil {
-		return false, err
+		return err
 	}
 	files = append(files, segs...)
-	if err := fs.wait(); err != nil {
-		return false, err
+	if err := s.files.wait(); err != nil {
+		return err
 	}
 	st.LastPass = p.now
 	st.NextRelease = p.next
-	st.Released += int64(released)
-	st.Tombstoned += int64(tombstoned)
+	st.Released += int64(s.released)
+	st.Tombstoned += int64(s.tombstoned)
 	st.Software = p.r.opt.Software
 	st.AheadOfClock = p.ahead
-	j := &journal{Pass: p.now, Files: files, Marks: marks, LogSize: p.logSize, Log: string(log), State: st, Index: ic}
+	log := s.log.Bytes()
+	j := &journal{Pass: p.now, Files: files, Marks: s.marks, LogSize: p.logSize, Log: string(log), State: st, Index: ic}
 	toSync := open
-	open = nil // commit closes them
+	open = nil // journalAndApply closes them
 	if journaled, err = journalAndApply(p.r.dir, p.ix, j, toSync); err != nil {
-		return journaled, err
+		return err
 	}
 	p.state = st
 	p.logSize += int64(len(log))
-	return true, nil
+	return nil
 }
 
 // recover finishes a commit that an interrupted pass left, then deletes unjournaled temp files.

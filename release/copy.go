@@ -5,28 +5,55 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
 )
 
-// releaseBatch copies the members of each capture of batch into new shards and commits them,
-// all but those held back (holdBack), and returns how many it released.
-func (p *pass) releaseBatch(ctx context.Context, batch []store.Entry) (int, error) {
-	p.checks = startChecks(p.sealed, batch)
-	defer func() { p.checks.stop(); p.checks = nil }()
-	return p.publish(ctx, batch, p.copyCapture)
+// copyCaptures is the copy stage: it copies the sealed members of each capture of batch byte for
+// byte into new shards under release-tmp/, with the captures' CDXJ and audit-log lines, and
+// returns them staged for a commit. The captures' sealed records are checked as they are copied
+// (startChecks, a little ahead): a capture with a damaged one, or a revisit whose original has
+// one, is held back, left out as it is in index.db. damaged is the captures held back so far this
+// pass; the set it returns adds those of batch.
+func (p *pass) copyCaptures(ctx context.Context, batch []store.Entry, damaged map[string]bool) (_ *staged, _ map[string]bool, err error) {
+	s := p.stage(len(batch))
+	defer func() {
+		if err != nil {
+			err = p.unstage(s, err)
+		}
+	}()
+	checks := startChecks(p.sealed, batch)
+	defer checks.stop()
+	damaged = maps.Clone(damaged)
+	for _, e := range batch {
+		if err := cancelled(ctx); err != nil {
+			return nil, nil, err
+		}
+		if held, err := p.held(checks, damaged, e); err != nil {
+			return nil, nil, err
+		} else if held {
+			continue
+		}
+		m, err := p.copyCapture(&s.files, e, &s.log)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.add(e, m)
+	}
+	return s, damaged, nil
 }
 
-// held is whether capture e must stay sealed this pass: a sealed record of its own is damaged
-// (reported by holdBack), or it is a revisit whose original is.
-func (p *pass) held(e store.Entry) (bool, error) {
-	err := p.checks.result(p.checks.pos[e.ID])
-	if err == nil && e.Revisit && !p.damaged[e.RefersTo] {
-		if j, ok := p.checks.pos[e.RefersTo]; ok && j > p.checks.pos[e.ID] { // checked later: check it now
-			if oerr := checkCapture(p.sealed, p.checks.batch[j]); errors.Is(oerr, ErrDamaged) {
-				p.holdBack(oerr)
+// held is whether capture e must stay sealed this pass, as its check (in checks) says: a sealed
+// record of its own is damaged (added to damaged by holdBack), or it is a revisit whose original is.
+func (p *pass) held(checks *checks, damaged map[string]bool, e store.Entry) (bool, error) {
+	err := checks.result(checks.pos[e.ID])
+	if err == nil && e.Revisit && !damaged[e.RefersTo] {
+		if j, ok := checks.pos[e.RefersTo]; ok && j > checks.pos[e.ID] { // checked later: check it now
+			if oerr := checkCapture(p.sealed, checks.batch[j]); errors.Is(oerr, ErrDamaged) {
+				p.holdBack(damaged, oerr)
 			}
 		}
 	}
@@ -34,38 +61,32 @@ func (p *pass) held(e store.Entry) (bool, error) {
 		if !errors.Is(err, ErrDamaged) {
 			return false, err
 		}
-		p.holdBack(err)
+		p.holdBack(damaged, err)
 		return true, nil
 	}
-	if e.Revisit && p.damaged[e.RefersTo] {
+	if e.Revisit && damaged[e.RefersTo] {
 		p.r.opt.Logger.Warn("revisit held back: its original's sealed record is damaged", "id", e.ID, "refers_to", e.RefersTo)
 		return true, nil
 	}
 	return false, nil
 }
 
-// holdBack records and reports a capture whose sealed record is damaged (err wraps a
+// holdBack adds to damaged and reports a capture whose sealed record is damaged (err wraps a
 // *DamageError): it stays sealed, unreleased and without a new tombstone, and later scans of
 // this pass skip it.
-func (p *pass) holdBack(err error) {
+func (p *pass) holdBack(damaged map[string]bool, err error) {
 	var d *DamageError
-	if !errors.As(err, &d) || p.damaged[d.ID] {
+	if !errors.As(err, &d) || damaged[d.ID] {
 		return
 	}
-	p.damaged[d.ID] = true
+	damaged[d.ID] = true
 	p.r.opt.Logger.Warn("sealed record damaged: capture held back, not released", "id", d.ID, "record", d.Kind,
 		"file", d.File, "offset", d.Offset, "err", d.Err)
 }
 
 // copyCapture copies the sealed members of e byte for byte into the current shard (starting a
 // new one when it would pass the shard size) and adds its CDXJ line and audit-log line to log.
-// A capture whose sealed records fail their check (held) is left out with errHeldBack.
 func (p *pass) copyCapture(fs *fileSet, e store.Entry, log *bytes.Buffer) (store.Mark, error) {
-	if held, err := p.held(e); err != nil {
-		return store.Mark{}, err
-	} else if held {
-		return store.Mark{}, errHeldBack
-	}
 	size := e.Request.Length + e.Response.Length + e.Metadata.Length
 	if err := fs.rotate(p, size, p.r.opt.ShardSize, shardPrefix, layout.ShardsDir, "archivectl public release shard: sealed records whose embargo has ended, byte for byte"); err != nil {
 		return store.Mark{}, err

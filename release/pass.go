@@ -1,6 +1,7 @@
 package release
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -125,7 +126,6 @@ type pass struct {
 	sealed  *sealedFiles
 	index   *pubindex.Set   // the public index as of the last commit, open
 	rules   *accessRules    // public/access/embargo.aclj, read at the first commit
-	checks  *checks         // the checks of the sealed records of the batch being released
 	damaged map[string]bool // captures held back: a sealed record is damaged
 }
 
@@ -203,11 +203,15 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 			if len(batch) == 0 {
 				continue // all held back; the next scan skips them
 			}
-			n, err := p.releaseBatch(ctx, batch)
+			copied, damaged, err := p.copyCaptures(ctx, batch, p.damaged)
 			if err != nil {
 				return s, -1, err
 			}
-			released += n
+			p.damaged = damaged
+			if err := p.commit(copied); err != nil {
+				return s, -1, err
+			}
+			released += len(copied.marks)
 		}
 		s.Released += released
 		if len(deferred) == 0 || released == 0 {
@@ -223,7 +227,11 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 		if len(batch) == 0 {
 			break
 		}
-		if err := p.tombstone(ctx, batch); err != nil {
+		tombs, err := p.tombstones(ctx, batch)
+		if err != nil {
+			return s, -1, err
+		}
+		if err := p.commit(tombs); err != nil {
 			return s, -1, err
 		}
 		s.Tombstoned += len(batch)
@@ -282,6 +290,49 @@ func prepareDirs(dataDir string) error {
 	}
 	if err := os.MkdirAll(layout.ReleaseTmp(dataDir), 0o700); err != nil {
 		return err
+	}
+	return nil
+}
+
+// staged is what the copy or the tombstones stage wrote for one commit: its files under
+// release-tmp/, not yet synced, the index marks of its captures with the entries as index.db holds
+// them before the commit, and the commit's audit-log lines.
+type staged struct {
+	files                fileSet
+	entries              []store.Entry // the captures of marks, in the same order
+	marks                []store.Mark
+	log                  bytes.Buffer
+	released, tombstoned int // marks of each state
+	captures             int // the captures of the batch, held back ones included (as a full disk's error counts them)
+}
+
+// stage starts what a stage writes for a batch of n captures.
+func (p *pass) stage(n int) *staged {
+	return &staged{captures: n}
+}
+
+// add stages the mark m of capture e.
+func (s *staged) add(e store.Entry, m store.Mark) {
+	s.entries = append(s.entries, e)
+	s.marks = append(s.marks, m)
+	if m.State == store.Released {
+		s.released++
+	} else {
+		s.tombstoned++
+	}
+}
+
+// unstage deletes the files of a stage that failed with err, and returns err: a *diskFullError when
+// the disk is full.
+func (p *pass) unstage(s *staged, err error) error {
+	s.files.abort()
+	return diskFull(err, s.captures, false, p.r.dir)
+}
+
+// cancelled is the error of a pass whose context is done, or nil.
+func cancelled(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("pass cancelled: %w", err)
 	}
 	return nil
 }

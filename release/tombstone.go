@@ -10,10 +10,26 @@ import (
 	"github.com/archivectl/archivectl/store"
 )
 
-// tombstone publishes one tombstone per capture of batch and commits them.
-func (p *pass) tombstone(ctx context.Context, batch []store.Entry) error {
-	_, err := p.publish(ctx, batch, p.writeTombstone)
-	return err
+// tombstones is the tombstones stage: one tombstone per capture of batch, in new tombstone files
+// under release-tmp/, with the captures' CDXJ and audit-log lines, staged for a commit.
+func (p *pass) tombstones(ctx context.Context, batch []store.Entry) (_ *staged, err error) {
+	s := p.stage(len(batch))
+	defer func() {
+		if err != nil {
+			err = p.unstage(s, err)
+		}
+	}()
+	for _, e := range batch {
+		if err := cancelled(ctx); err != nil {
+			return nil, err
+		}
+		m, err := p.writeTombstone(&s.files, e, &s.log)
+		if err != nil {
+			return nil, err
+		}
+		s.add(e, m)
+	}
+	return s, nil
 }
 
 // writeTombstone writes the tombstone of e into the current tombstone file (starting a new one
