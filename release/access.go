@@ -39,12 +39,12 @@ func embargoKey(e store.Entry) string {
 	return e.SURT
 }
 
-// access returns the pass's rules, checking public/access/embargo.aclj the first time; when it is
-// missing or unreadable they are rebuilt from the index (every tombstoned capture), and written
-// by the next commit.
-func (p *pass) access() (*accessRules, error) {
-	if p.rules != nil {
-		return p.rules, nil
+// access returns the pass's rules: rules, once a commit has read them; else it checks
+// public/access/embargo.aclj; when it is missing or unreadable they are rebuilt from the index
+// (every tombstoned capture), and written by the next commit.
+func (p *pass) access(rules *accessRules) (*accessRules, error) {
+	if rules != nil {
+		return rules, nil
 	}
 	a := &accessRules{changes: map[string]public.RuleChange{}}
 	f, err := os.Open(layout.EmbargoACL(p.r.dir))
@@ -64,7 +64,6 @@ func (p *pass) access() (*accessRules, error) {
 			return nil, fmt.Errorf("access rules: %w", err)
 		}
 	}
-	p.rules = a
 	return a, nil
 }
 
@@ -168,20 +167,22 @@ func mergeAccess(from, tmp string, changes map[string]public.RuleChange) error {
 
 // commitAccess writes public/access/embargo.aclj in a commit of its own when a pass made no other
 // commit and the file is missing (an archive of an earlier version, or one never tombstoned):
-// the commit changes nothing else, so state.json keeps its generation.
-func (p *pass) commitAccess() error {
+// the commit changes nothing else, so state.json keeps its generation. It takes and returns the
+// public side as the last commit left it (pub).
+func (p *pass) commitAccess(pub published) (published, error) {
 	if _, err := os.Stat(layout.EmbargoACL(p.r.dir)); !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return pub, err
 	}
-	a, err := p.access()
+	a, err := p.access(pub.rules)
 	if err != nil {
-		return err
+		return pub, err
 	}
+	pub.rules = a
 	files, err := a.write(p.r.dir)
 	if err != nil {
-		return err
+		return pub, err
 	}
-	j := &journal{Pass: p.now, Files: files, LogSize: p.logSize, State: p.state}
+	j := &journal{Pass: p.now, Files: files, LogSize: pub.logSize, State: pub.state}
 	_, err = journalAndApply(p.r.dir, p.ix, j, nil)
-	return err
+	return pub, err
 }

@@ -247,13 +247,13 @@ func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark
 	return nil
 }
 
-// commit is the journaled commit of what a stage staged: it finishes the staged files and writes
-// what else the commit changes under release-tmp/ (the access rules its marks make, the public
-// index's segments) while the copier may still be copying the shards, then journals the whole
-// commit and applies it (journalAndApply). Until the journal is durable a failure deletes every
-// temp file; after, the next pass completes the commit. A batch whose every capture was held back
-// commits nothing.
-func (p *pass) commit(s *staged) (err error) {
+// commit is the journaled commit of what a stage staged after pub: it finishes the staged files
+// and writes what else the commit changes under release-tmp/ (the access rules its marks make, the
+// public index's segments) while the copier may still be copying the shards, then journals the
+// whole commit and applies it (journalAndApply), and returns the public side as the commit left it.
+// Until the journal is durable a failure deletes every temp file; after, the next pass completes
+// the commit. A batch whose every capture was held back commits nothing.
+func (p *pass) commit(pub published, s *staged) (_ published, err error) {
 	journaled := false
 	defer func() {
 		if err != nil && !journaled { // a journaled commit's files are the next pass's to publish
@@ -263,16 +263,17 @@ func (p *pass) commit(s *staged) (err error) {
 	}()
 	if len(s.marks) == 0 {
 		s.files.abort() // nothing to commit: every capture was held back
-		return nil
+		return pub, nil
 	}
-	rules, err := p.access()
+	rules, err := p.access(pub.rules)
 	if err != nil {
-		return err
+		return pub, err
 	}
+	pub.rules = rules
 	rules.note(s.entries, s.marks)
 	files, open, err := s.files.finish(p.r.dir)
 	if err != nil {
-		return err
+		return pub, err
 	}
 	defer func() {
 		if open != nil { // failed before journalAndApply took them
@@ -282,18 +283,21 @@ func (p *pass) commit(s *staged) (err error) {
 	}()
 	acl, err := rules.write(p.r.dir) // the access rules these marks make
 	if err != nil {
-		return err
+		return pub, err
 	}
 	files = append(files, acl...)
-	st := p.state
+	st := pub.state
 	st.Generation++
-	ic, segs, err := p.indexCommit(&s.files, st.Generation)
+	index, ic, segs, err := p.indexCommit(pub.index, &s.files, st.Generation)
+	if index != nil {
+		pub.index = index
+	}
 	if err != nil {
-		return err
+		return pub, err
 	}
 	files = append(files, segs...)
 	if err := s.files.wait(); err != nil {
-		return err
+		return pub, err
 	}
 	st.LastPass = p.now
 	st.NextRelease = p.next
@@ -302,15 +306,13 @@ func (p *pass) commit(s *staged) (err error) {
 	st.Software = p.r.opt.Software
 	st.AheadOfClock = p.ahead
 	log := s.log.Bytes()
-	j := &journal{Pass: p.now, Files: files, Marks: s.marks, LogSize: p.logSize, Log: string(log), State: st, Index: ic}
+	j := &journal{Pass: p.now, Files: files, Marks: s.marks, LogSize: pub.logSize, Log: string(log), State: st, Index: ic}
 	toSync := open
 	open = nil // journalAndApply closes them
 	if journaled, err = journalAndApply(p.r.dir, p.ix, j, toSync); err != nil {
-		return err
+		return pub, err
 	}
-	p.state = st
-	p.logSize += int64(len(log))
-	return nil
+	return published{state: st, logSize: pub.logSize + int64(len(log)), serial: s.files.serial, index: pub.index, rules: rules}, nil
 }
 
 // recover finishes a commit that an interrupted pass left, then deletes unjournaled temp files.

@@ -210,10 +210,11 @@ func nextSerial(dir, prefix string) (int, error) {
 	return max + 1, nil
 }
 
-// newFile starts a public WARC file under release-tmp/ with its warcinfo record.
-func (p *pass) newFile(prefix, subdir, description string) (*warcFile, error) {
-	name := public.WARCName(prefix, p.now, p.serial[prefix])
-	p.serial[prefix]++
+// newFile starts a public WARC file of pass p under release-tmp/, the next of its prefix, with its
+// warcinfo record.
+func (fs *fileSet) newFile(p *pass, prefix, subdir, description string) (*warcFile, error) {
+	name := public.WARCName(prefix, p.now, fs.serial[prefix])
+	fs.serial[prefix]++
 	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name, p.sealed.copier())
 	if err != nil {
 		return nil, err
@@ -231,8 +232,9 @@ func (p *pass) newFile(prefix, subdir, description string) (*warcFile, error) {
 
 // fileSet is the public files one commit writes.
 type fileSet struct {
-	files []*warcFile
-	cur   *warcFile
+	serial map[string]int // the next serial of each prefix (those of the last commit's files, plus one)
+	files  []*warcFile
+	cur    *warcFile
 }
 
 // rotate starts a new file when there is none yet or adding size bytes to a non-empty one would pass limit.
@@ -240,7 +242,7 @@ func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, descriptio
 	if fs.cur != nil && (len(fs.cur.lines) == 0 || fs.cur.offset()+size <= limit) {
 		return nil
 	}
-	w, err := p.newFile(prefix, subdir, description)
+	w, err := fs.newFile(p, prefix, subdir, description)
 	if err != nil {
 		return err
 	}

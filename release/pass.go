@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -101,7 +102,7 @@ func New(dataDir string, opt Options) *Releaser {
 func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	start := time.Now()
 	s, backlog, err := r.pass(ctx, now.UTC())
-	if err == nil && r.opt.Publish != nil {
+	if err == nil && r.opt.Publish != nil { // the last stage, once the pass has released its locks
 		err = r.opt.Publish(ctx)
 	}
 	s.Duration = time.Since(start)
@@ -113,20 +114,35 @@ func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	return s, err
 }
 
-// pass is the state of one running pass.
+// pass is what one pass holds fixed from its start to its end: its now, what it derives from it,
+// the index and the sealed files it reads. Nothing changes it once begin has made it; what a stage
+// makes flows to the next through their results: a pass is
+//
+//	begin ─► due scan ─► plan ─► copy ───────► commit ─┐  per batch, until nothing due is left
+//	         tombstones' scan ─► tombstones ─► commit ─┤  per batch, until every embargoed capture has one
+//	                                                   └► recordPass, then publish (Pass)
+//
+// scanDue, plan, copyCaptures, scanEmbargoed, tombstones, commit: each takes what the one before
+// returned (the public side as the last commit left it, a published; a batch; what a stage staged)
+// and returns its own.
 type pass struct {
-	r       *Releaser
-	ix      *store.Index
-	now     time.Time
-	ahead   bool          // now is ahead of the wall clock (public.Ahead)
-	state   public.Status // state.json as of the last commit
-	next    *time.Time
-	logSize int64
-	serial  map[string]int // next serial per file prefix
-	sealed  *sealedFiles
-	index   *pubindex.Set   // the public index as of the last commit, open
-	rules   *accessRules    // public/access/embargo.aclj, read at the first commit
-	damaged map[string]bool // captures held back: a sealed record is damaged
+	r      *Releaser
+	ix     *store.Index
+	now    time.Time
+	ahead  bool       // now is ahead of the wall clock (public.Ahead)
+	next   *time.Time // the next release time after now; nil when nothing waits
+	sealed *sealedFiles
+}
+
+// published is the public side as the last commit left it, what the next commit starts from: each
+// commit takes one and returns the next. A function that takes a published returns the one to go
+// on from, with an error too: its index is the one open, which the pass closes.
+type published struct {
+	state   public.Status  // state.json
+	logSize int64          // release-log.jsonl's size
+	serial  map[string]int // the next serial of the public files of each prefix
+	index   *pubindex.Set  // the public index, open
+	rules   *accessRules   // the access rules, once a commit has read them (nil before)
 }
 
 func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog int, err error) {
@@ -139,109 +155,29 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	if err != nil {
 		return s, -1, err
 	}
-	if err := r.recover(ix); err != nil {
-		return s, -1, err
-	}
-	if err := prepareDirs(r.dir); err != nil {
-		return s, -1, err
-	}
-	if err := repairStatus(r.dir, r.opt.Logger); err != nil {
-		return s, -1, err
-	}
-	index, err := r.ensureIndex(ctx)
+	p, pub, err := r.begin(ctx, ix, now)
 	if err != nil {
 		return s, -1, err
 	}
-	p := &pass{r: r, ix: ix, now: now, ahead: public.Ahead(now, r.opt.Clock()), serial: map[string]int{}, sealed: &sealedFiles{dir: layout.Sealed(r.dir)}, index: index, damaged: map[string]bool{}}
-	defer func() { p.index.Close() }()
+	defer func() { pub.index.Close() }()
 	defer p.sealed.close()
-	if p.state, err = readStatus(r.dir); err != nil {
-		return s, -1, err
+	if p.next != nil {
+		s.Next = *p.next
 	}
-	if now.Before(p.state.LastPass) {
-		return s, -1, &NowBeforeLastPassError{Now: now, LastPass: p.state.LastPass.UTC()}
-	}
-	if p.logSize, err = repairLogTail(layout.ReleaseLog(r.dir), r.opt.Logger); err != nil {
-		return s, -1, err
-	}
-	next, ok, err := ix.Next(now)
+	pub, rel, err := p.releaseDue(ctx, pub)
 	if err != nil {
 		return s, -1, err
 	}
-	if ok {
-		next = next.UTC()
-		s.Next, p.next = next, &next
-	}
-	if p.serial[shardPrefix], err = nextSerial(layout.Shards(r.dir), shardPrefix); err != nil {
+	s.Released, s.Deferred, s.Damaged = rel.Released, rel.Deferred, rel.Damaged
+	if pub, s.Tombstoned, err = p.tombstoneEmbargoed(ctx, pub); err != nil {
 		return s, -1, err
 	}
-	if p.serial[tombPrefix], err = nextSerial(layout.Tombstones(r.dir), tombPrefix); err != nil {
-		return s, -1, err
-	}
-
-	// A revisit is due no earlier than its original, so it is held back only when its original
-	// comes in a later batch of this pass (or is missing): a second round releases it then.
-	var deferred map[string]bool
-	for round := 0; round < 2; round++ {
-		deferred = map[string]bool{}
-		released := 0
-		for {
-			due, err := p.scanDue(deferred, p.damaged)
-			if err != nil {
-				return s, -1, err
-			}
-			if len(due) == 0 {
-				break
-			}
-			batch, held, err := p.plan(due)
-			if err != nil {
-				return s, -1, err
-			}
-			for _, id := range held {
-				deferred[id] = true
-			}
-			if len(batch) == 0 {
-				continue // all held back; the next scan skips them
-			}
-			copied, damaged, err := p.copyCaptures(ctx, batch, p.damaged)
-			if err != nil {
-				return s, -1, err
-			}
-			p.damaged = damaged
-			if err := p.commit(copied); err != nil {
-				return s, -1, err
-			}
-			released += len(copied.marks)
-		}
-		s.Released += released
-		if len(deferred) == 0 || released == 0 {
-			break
-		}
-	}
-	s.Deferred, s.Damaged = len(deferred), len(p.damaged)
-	for {
-		batch, err := p.scanEmbargoed()
-		if err != nil {
-			return s, -1, err
-		}
-		if len(batch) == 0 {
-			break
-		}
-		tombs, err := p.tombstones(ctx, batch)
-		if err != nil {
-			return s, -1, err
-		}
-		if err := p.commit(tombs); err != nil {
-			return s, -1, err
-		}
-		s.Tombstoned += len(batch)
-	}
-	if s.Released+s.Tombstoned == 0 && p.state.Generation > 0 {
-		if err := p.commitAccess(); err != nil {
+	if s.Released+s.Tombstoned == 0 && pub.state.Generation > 0 {
+		if pub, err = p.commitAccess(pub); err != nil {
 			return s, -1, err
 		}
 	}
-	if err := p.recordPass(); err != nil {
+	if err := p.recordPass(pub.state); err != nil {
 		return s, -1, err
 	}
 	os.Remove(layout.ReleaseTmp(r.dir)) // empty after every commit; a failed pass leaves it for the next to clean
@@ -252,16 +188,136 @@ func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog 
 	return s, c.Backlog, nil
 }
 
-// recordPass writes state.json anew when the pass made no commit at a later now than the last
+// begin readies a pass at now: it finishes a commit an interrupted pass left (recover), repairs
+// what a crash or damage left of the public side (state.json, the public index, the audit log's
+// tail), refuses a now before the last pass's, and returns the pass and the public side as the
+// last commit left it, its index open.
+func (r *Releaser) begin(ctx context.Context, ix *store.Index, now time.Time) (_ *pass, pub published, err error) {
+	if err := r.recover(ix); err != nil {
+		return nil, pub, err
+	}
+	if err := prepareDirs(r.dir); err != nil {
+		return nil, pub, err
+	}
+	if err := repairStatus(r.dir, r.opt.Logger); err != nil {
+		return nil, pub, err
+	}
+	if pub.index, err = r.ensureIndex(ctx); err != nil {
+		return nil, pub, err
+	}
+	defer func() {
+		if err != nil {
+			pub.index.Close()
+		}
+	}()
+	p := &pass{r: r, ix: ix, now: now, ahead: public.Ahead(now, r.opt.Clock()), sealed: &sealedFiles{dir: layout.Sealed(r.dir)}}
+	if pub.state, err = readStatus(r.dir); err != nil {
+		return nil, pub, err
+	}
+	if now.Before(pub.state.LastPass) {
+		return nil, pub, &NowBeforeLastPassError{Now: now, LastPass: pub.state.LastPass.UTC()}
+	}
+	if pub.logSize, err = repairLogTail(layout.ReleaseLog(r.dir), r.opt.Logger); err != nil {
+		return nil, pub, err
+	}
+	next, ok, err := ix.Next(now)
+	if err != nil {
+		return nil, pub, err
+	}
+	if ok {
+		next = next.UTC()
+		p.next = &next
+	}
+	pub.serial = map[string]int{}
+	if pub.serial[shardPrefix], err = nextSerial(layout.Shards(r.dir), shardPrefix); err != nil {
+		return nil, pub, err
+	}
+	if pub.serial[tombPrefix], err = nextSerial(layout.Tombstones(r.dir), tombPrefix); err != nil {
+		return nil, pub, err
+	}
+	return p, pub, nil
+}
+
+// releaseDue releases what is due: the due scan, the plan, the copy stage and a commit, batch
+// after batch, until no capture due at now is left but those held back. It returns the public
+// side as the last commit left it and how many captures it released, deferred and held back
+// damaged (a Summary's Released, Deferred and Damaged).
+func (p *pass) releaseDue(ctx context.Context, pub published) (_ published, s Summary, err error) {
+	// A revisit is due no earlier than its original, so it is held back only when its original
+	// comes in a later batch of this pass (or is missing): a second round releases it then.
+	damaged := map[string]bool{}
+	var deferred map[string]bool
+	for round := 0; round < 2; round++ {
+		deferred = map[string]bool{}
+		released := 0
+		for {
+			due, err := p.scanDue(deferred, damaged)
+			if err != nil {
+				return pub, s, err
+			}
+			if len(due) == 0 {
+				break
+			}
+			batch, held, err := p.plan(due)
+			if err != nil {
+				return pub, s, err
+			}
+			for _, id := range held {
+				deferred[id] = true
+			}
+			if len(batch) == 0 {
+				continue // all held back; the next scan skips them
+			}
+			var copied *staged
+			if copied, damaged, err = p.copyCaptures(ctx, pub, batch, damaged); err != nil {
+				return pub, s, err
+			}
+			if pub, err = p.commit(pub, copied); err != nil {
+				return pub, s, err
+			}
+			released += len(copied.marks)
+		}
+		s.Released += released
+		if len(deferred) == 0 || released == 0 {
+			break
+		}
+	}
+	s.Deferred, s.Damaged = len(deferred), len(damaged)
+	return pub, s, nil
+}
+
+// tombstoneEmbargoed publishes the tombstones: the tombstones' scan, the tombstones stage and a
+// commit, batch after batch, until every capture still under embargo has one. It returns the
+// public side as the last commit left it and how many tombstones it published.
+func (p *pass) tombstoneEmbargoed(ctx context.Context, pub published) (_ published, n int, err error) {
+	for {
+		batch, err := p.scanEmbargoed()
+		if err != nil {
+			return pub, n, err
+		}
+		if len(batch) == 0 {
+			return pub, n, nil
+		}
+		tombs, err := p.tombstones(ctx, pub, batch)
+		if err != nil {
+			return pub, n, err
+		}
+		if pub, err = p.commit(pub, tombs); err != nil {
+			return pub, n, err
+		}
+		n += len(batch)
+	}
+}
+
+// recordPass writes state.json anew, from st as the last commit left it, when the pass made no commit at a later now than the last
 // pass's: its last_pass, next release and ahead_of_clock, generation and counts as they were
 // (nothing new is public, so the public index keeps its generation). A pass at the same now as
 // the last one writes nothing, so that it changes no byte under public/; so does a pass over a
 // data directory that has published nothing yet (no state.json to bring forward).
-func (p *pass) recordPass() error {
-	if p.state.Generation == 0 || p.state.LastPass.Equal(p.now) {
+func (p *pass) recordPass(st public.Status) error {
+	if st.Generation == 0 || st.LastPass.Equal(p.now) {
 		return nil
 	}
-	st := p.state
 	st.LastPass, st.NextRelease, st.AheadOfClock, st.Software = p.now, p.next, p.ahead, p.r.opt.Software
 	b, err := public.MarshalStatus(st)
 	if err != nil {
@@ -274,7 +330,6 @@ func (p *pass) recordPass() error {
 	if err := durable.Rename(state+".tmp", state); err != nil {
 		return err
 	}
-	p.state = st
 	return nil
 }
 
@@ -306,9 +361,9 @@ type staged struct {
 	captures             int // the captures of the batch, held back ones included (as a full disk's error counts them)
 }
 
-// stage starts what a stage writes for a batch of n captures.
-func (p *pass) stage(n int) *staged {
-	return &staged{captures: n}
+// stage starts what a stage writes for a batch of n captures, to commit after pub.
+func (p *pass) stage(pub published, n int) *staged {
+	return &staged{files: fileSet{serial: maps.Clone(pub.serial)}, captures: n}
 }
 
 // add stages the mark m of capture e.

@@ -15,32 +15,32 @@ import (
 
 // indexCommit writes the public index's part of a commit of generation gen: one segment of the
 // commit's CDXJ lines (and the merges the tier rule asks for), under release-tmp/, unsynced
-// (commit syncs them with the commit's other files). It returns the index commit to journal and
-// the renames of its segments.
-func (p *pass) indexCommit(fs *fileSet, gen int64) (*pubindex.Commit, []journalFile, error) {
+// (commit syncs them with the commit's other files). It returns the public index as the last
+// commit left it, reopened from prev (the set to close from then on, with an error too), the index
+// commit to journal and the renames of its segments.
+func (p *pass) indexCommit(prev *pubindex.Set, fs *fileSet, gen int64) (*pubindex.Set, *pubindex.Commit, []journalFile, error) {
 	var lines [][]byte
 	for _, w := range fs.files {
 		lines = append(lines, w.lines...)
 	}
-	set, err := pubindex.Open(os.DirFS(layout.Public(p.r.dir)), p.index) // the new segments of earlier commits only
+	set, err := pubindex.Open(os.DirFS(layout.Public(p.r.dir)), prev) // opens the new segments of earlier commits only
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	p.index = set
 	c, err := pubindex.PrepareUnsynced(set, layout.Public(p.r.dir), layout.ReleaseTmp(p.r.dir), gen, lines)
 	if err != nil {
-		return nil, nil, err
+		return set, nil, nil, err
 	}
 	var files []journalFile
 	for _, f := range c.Files {
 		rel, err := filepath.Rel(p.r.dir, f.Tmp)
 		if err != nil {
-			return nil, nil, err
+			return set, nil, nil, err
 		}
 		files = append(files, journalFile{Tmp: filepath.ToSlash(rel), Public: pubindex.Dir + "/" + f.Name})
 	}
 	crashPoint("index")
-	return &pubindex.Commit{Manifest: c.Manifest, Remove: c.Remove}, files, nil
+	return set, &pubindex.Commit{Manifest: c.Manifest, Remove: c.Remove}, files, nil
 }
 
 // ensureIndex makes the public index current before a pass commits to it, and returns it open
