@@ -17,27 +17,6 @@ import (
 	"github.com/archivectl/archivectl/store"
 )
 
-// journal is one commit of a pass, written durably before anything under public/ changes.
-// Applying it is idempotent, so a commit interrupted anywhere is finished by replaying it.
-type journal struct {
-	Pass    time.Time     `json:"pass"`
-	Files   []journalFile `json:"files"`    // temp files to rename into public/, in order
-	Marks   []store.Mark  `json:"marks"`    // index state changes
-	LogSize int64         `json:"log_size"` // release-log.jsonl's size before this commit
-	Log     string        `json:"log"`      // the lines this commit appends to it
-	State   public.Status `json:"state"`    // the new state.json
-	// Index is the public index's new manifest and the segments it no longer lists; its new
-	// segments are among Files. Absent in a journal of a version without the index (the next
-	// pass then rebuilds the index).
-	Index *pubindex.Commit `json:"index,omitempty"`
-}
-
-// journalFile is one rename of a commit: Tmp relative to the data directory, Public relative to public/.
-type journalFile struct {
-	Tmp    string `json:"tmp"`
-	Public string `json:"public"`
-}
-
 // crashHook, when set (by tests only), is called at every step of a commit and of writing
 // its files, so that a test can kill the process at a chosen point.
 var crashHook func(step string)
@@ -46,205 +25,6 @@ func crashPoint(step string) {
 	if crashHook != nil {
 		crashHook(step)
 	}
-}
-
-// readJournal returns the pending commit, if a pass left one.
-func readJournal(dataDir string) (*journal, error) {
-	b, err := os.ReadFile(layout.ReleaseJournal(dataDir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var j journal
-	if err := json.Unmarshal(b, &j); err != nil {
-		// The journal is written to a temp name and renamed, so a torn one means damage, not a crash.
-		return nil, fmt.Errorf("%s is damaged (%w): inspect it, then delete it to roll the commit back", layout.ReleaseJournal(dataDir), err)
-	}
-	return &j, nil
-}
-
-// journalAndApply makes j durable, then applies it; journaled says whether the journal was written. Every
-// file the commit renames — those given open (closed here) and the others, opened by name — its
-// names in release-tmp/ and the journal's temp file are synced together (the journal is encoded
-// while the files sync); the journal is renamed into place once all are durable, so that it never
-// outlives what it refers to. Meanwhile the index's marks are prepared in a write transaction
-// that apply commits, so that only the index's write is left for after the journal. Before
-// writing the journal, it makes sure the disk has room for what applying it writes, so that a
-// full disk fails the commit while it can still be rolled back.
-func journalAndApply(dataDir string, ix *store.Index, j *journal, files []*os.File) (journaled bool, err error) {
-	path := layout.ReleaseJournal(dataDir)
-	open := map[string]bool{}
-	for _, f := range files {
-		open[f.Name()] = true
-	}
-	var named []string // files to rename that are not open
-	for _, f := range j.Files {
-		if p := filepath.Join(dataDir, filepath.FromSlash(f.Tmp)); !open[p] {
-			named = append(named, p)
-		}
-	}
-	// Every file's fsync, the temp directory's, the journal's write and the index marks' preparation
-	// wait for the disk together; the journal is renamed into place once all are durable.
-	var marks *store.PendingMark
-	var tasks []func() error
-	for _, f := range files {
-		tasks = append(tasks, func() error {
-			if err := durable.SyncClose(f); err != nil {
-				return fmt.Errorf("sync %s: %w", f.Name(), err)
-			}
-			return nil
-		})
-	}
-	for _, p := range named {
-		tasks = append(tasks, func() error { return syncFile(p) })
-	}
-	tasks = append(tasks,
-		func() error { return durable.SyncDir(layout.ReleaseTmp(dataDir)) },
-		func() error {
-			b, err := json.Marshal(j)
-			if err != nil {
-				return fmt.Errorf("journal: %w", err)
-			}
-			if err := roomToCommit(dataDir, j, len(b)); err != nil {
-				return err
-			}
-			return durable.WriteFile(path+".tmp", b, publicFileMode)
-		},
-		func() error {
-			if len(j.Marks) == 0 {
-				return nil
-			}
-			var err error
-			if marks, err = ix.PrepareMark(j.Marks); err != nil {
-				return fmt.Errorf("mark the index: %w", err)
-			}
-			return nil
-		})
-	err = inParallel(len(tasks), func(i int) error { return tasks[i]() })
-	if err == nil {
-		crashPoint("files") // every file durable, the journal not yet in place
-		err = durable.Rename(path+".tmp", path)
-	}
-	if err != nil {
-		if marks != nil {
-			marks.Rollback()
-		}
-		os.Remove(path + ".tmp")
-		return false, err
-	}
-	crashPoint("journal")
-	return true, apply(dataDir, ix, j, marks)
-}
-
-// syncFile fsyncs the file at path.
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	if err := durable.SyncClose(f); err != nil {
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	return nil
-}
-
-// apply performs a durable journal's commit; every step may run again after a crash. marks, when
-// not nil, are j's marks prepared (and then committed or rolled back here); without, apply marks
-// the index itself.
-func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark) (err error) {
-	if marks != nil {
-		defer func() {
-			if marks != nil { // apply failed before committing them
-				marks.Rollback()
-			}
-		}()
-	}
-	dirs := map[string]bool{}
-	for _, f := range j.Files {
-		dst := filepath.Join(layout.Public(dataDir), filepath.FromSlash(f.Public))
-		err := os.Rename(filepath.Join(dataDir, f.Tmp), dst)
-		if errors.Is(err, fs.ErrNotExist) {
-			if _, serr := os.Stat(dst); serr == nil {
-				continue // renamed before the crash
-			}
-			return fmt.Errorf("commit of %s lost both %s and %s: run archivectl verify", j.Pass.Format(time.RFC3339), f.Tmp, f.Public)
-		}
-		if err != nil {
-			return fmt.Errorf("publish %s: %w", f.Public, err)
-		}
-		dirs[filepath.Dir(dst)] = true
-		crashPoint("rename")
-	}
-	// The renames' directories, the audit log, the index and state.json's temp file do not depend
-	// on one another: their syncs wait for the disk together. All are durable before state.json,
-	// the commit point, is renamed into place.
-	sb, err := public.MarshalStatus(j.State)
-	if err != nil {
-		return err
-	}
-	state := layout.State(dataDir)
-	steps := []func() error{func() error {
-		// state.json.tmp is a name readers of public/ ignore.
-		if err := durable.WriteFile(state+".tmp", sb, publicFileMode); err != nil {
-			return err
-		}
-		return nil
-	}}
-	for d := range dirs {
-		steps = append(steps, func() error {
-			if err := durable.SyncDir(d); err != nil {
-				return err
-			}
-			return nil
-		})
-	}
-	if j.Log != "" {
-		steps = append(steps, func() error { return appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log)) })
-	}
-	if pending := marks; pending != nil {
-		marks = nil
-		steps = append(steps, func() error {
-			if err := pending.Commit(); err != nil {
-				return fmt.Errorf("mark the index: %w", err)
-			}
-			return nil
-		})
-	} else if len(j.Marks) > 0 {
-		steps = append(steps, func() error {
-			if err := ix.Mark(j.Marks); err != nil {
-				return fmt.Errorf("mark the index: %w", err)
-			}
-			return nil
-		})
-	}
-	if err := inParallel(len(steps), func(i int) error { return steps[i]() }); err != nil {
-		return err
-	}
-	crashPoint("synced") // renamed, logged, marked: one durable state
-	if j.Index != nil {  // the index's commit point: the new segments are in place, the old ones still there
-		if err := pubindex.WriteManifest(layout.Public(dataDir), j.Index.Manifest); err != nil {
-			return err
-		}
-	}
-	crashPoint("indexed")
-	if err := durable.Rename(state+".tmp", state); err != nil {
-		return err
-	}
-	crashPoint("state")
-	if j.Index != nil {
-		if err := pubindex.RemoveSegments(layout.Public(dataDir), j.Index.Remove); err != nil {
-			return err
-		}
-	}
-	// The journal's removal is not synced: should a crash undo it, the next pass applies this
-	// commit again, which writes the same bytes (a later commit's journal, synced, replaces it).
-	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
-		return err
-	}
-	crashPoint("done")
-	return nil
 }
 
 // commit is the journaled commit of what a stage staged after pub: it finishes the staged files
@@ -315,7 +95,213 @@ func (p *pass) commit(pub published, s *staged) (_ published, err error) {
 	return published{state: st, logSize: pub.logSize + int64(len(log)), serial: s.files.serial, index: pub.index, rules: rules}, nil
 }
 
-// recover finishes a commit that an interrupted pass left, then deletes unjournaled temp files.
+// journal is one commit of a pass, written durably before anything under public/ changes.
+// Applying it is idempotent, so a commit interrupted anywhere is finished by replaying it.
+type journal struct {
+	Pass    time.Time     `json:"pass"`
+	Files   []journalFile `json:"files"`    // temp files to rename into public/, in order
+	Marks   []store.Mark  `json:"marks"`    // index state changes
+	LogSize int64         `json:"log_size"` // release-log.jsonl's size before this commit
+	Log     string        `json:"log"`      // the lines this commit appends to it
+	State   public.Status `json:"state"`    // the new state.json
+	// Index is the public index's new manifest and the segments it no longer lists; its new
+	// segments are among Files. Absent in a journal of a version without the index (the next
+	// pass then rebuilds the index).
+	Index *pubindex.Commit `json:"index,omitempty"`
+}
+
+// journalFile is one rename of a commit: Tmp relative to the data directory, Public relative to public/.
+type journalFile struct {
+	Tmp    string `json:"tmp"`
+	Public string `json:"public"`
+}
+
+// journalAndApply makes j durable (writeJournal), then applies it (apply); journaled says whether
+// the journal was written. The files given open are closed.
+func journalAndApply(dataDir string, ix *store.Index, j *journal, open []*os.File) (journaled bool, err error) {
+	marks, err := writeJournal(dataDir, ix, j, open)
+	if err != nil {
+		return false, err
+	}
+	crashPoint("journal")
+	return true, apply(dataDir, ix, j, marks)
+}
+
+// writeJournal makes j durable, and returns its index marks prepared (nil when it has none). Every
+// file the commit renames — those given open (closed here) and the others, opened by name — its
+// names in release-tmp/ and the journal's temp file are synced together (the journal is encoded
+// while the files sync); the journal is renamed into place once all are durable, so that it never
+// outlives what it refers to. Meanwhile the index's marks are prepared in a write transaction
+// that apply commits, so that only the index's write is left for after the journal. Before
+// writing the journal, it makes sure the disk has room for what applying it writes, so that a
+// full disk fails the commit while it can still be rolled back.
+func writeJournal(dataDir string, ix *store.Index, j *journal, open []*os.File) (*store.PendingMark, error) {
+	path := layout.ReleaseJournal(dataDir)
+	syncTmpDir := func() error { return durable.SyncDir(layout.ReleaseTmp(dataDir)) }
+	writeTemp := func() error {
+		b, err := json.Marshal(j)
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		if err := roomToCommit(dataDir, j, len(b)); err != nil {
+			return err
+		}
+		return durable.WriteFile(path+".tmp", b, publicFileMode)
+	}
+	var marks *store.PendingMark
+	prepareMarks := func() error {
+		if len(j.Marks) == 0 {
+			return nil
+		}
+		var err error
+		if marks, err = ix.PrepareMark(j.Marks); err != nil {
+			return fmt.Errorf("mark the index: %w", err)
+		}
+		return nil
+	}
+	// Every file's fsync, the temp directory's, the journal's write and the index marks' preparation
+	// wait for the disk together; the journal is renamed into place once all are durable.
+	err := inParallel(append(syncFiles(dataDir, j, open), syncTmpDir, writeTemp, prepareMarks)...)
+	if err == nil {
+		crashPoint("files") // every file durable, the journal not yet in place
+		err = durable.Rename(path+".tmp", path)
+	}
+	if err != nil {
+		if marks != nil {
+			marks.Rollback()
+		}
+		os.Remove(path + ".tmp")
+		return nil, err
+	}
+	return marks, nil
+}
+
+// syncFiles is a step of writeJournal for each file j renames: one syncs and closes a file given
+// open, the others open their file by name to sync it.
+func syncFiles(dataDir string, j *journal, open []*os.File) []func() error {
+	var steps []func() error
+	isOpen := map[string]bool{}
+	for _, f := range open {
+		isOpen[f.Name()] = true
+		steps = append(steps, func() error {
+			if err := durable.SyncClose(f); err != nil {
+				return fmt.Errorf("sync %s: %w", f.Name(), err)
+			}
+			return nil
+		})
+	}
+	for _, f := range j.Files {
+		if p := filepath.Join(dataDir, filepath.FromSlash(f.Tmp)); !isOpen[p] {
+			steps = append(steps, func() error { return syncFile(p) })
+		}
+	}
+	return steps
+}
+
+// apply performs a durable journal's commit; every step may run again after a crash. marks, when
+// not nil, are j's marks prepared (and then committed or rolled back here); without, apply marks
+// the index itself.
+func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark) (err error) {
+	if marks != nil {
+		defer func() {
+			if marks != nil { // apply failed before committing them
+				marks.Rollback()
+			}
+		}()
+	}
+	dirs, err := renameAll(dataDir, j)
+	if err != nil {
+		return err
+	}
+	// The renames' directories, the audit log, the index and state.json's temp file do not depend
+	// on one another: their syncs wait for the disk together. All are durable before state.json,
+	// the commit point, is renamed into place.
+	sb, err := public.MarshalStatus(j.State)
+	if err != nil {
+		return err
+	}
+	state := layout.State(dataDir)
+	writeStateTemp := func() error {
+		// state.json.tmp is a name readers of public/ ignore.
+		return durable.WriteFile(state+".tmp", sb, publicFileMode)
+	}
+	appendAuditLog := func() error {
+		if j.Log == "" {
+			return nil
+		}
+		return appendLog(layout.ReleaseLog(dataDir), j.LogSize, []byte(j.Log))
+	}
+	pending := marks
+	marks = nil // markIndex commits them: nothing left to roll back
+	markIndex := func() error {
+		var err error
+		switch {
+		case pending != nil:
+			err = pending.Commit()
+		case len(j.Marks) > 0:
+			err = ix.Mark(j.Marks)
+		}
+		if err != nil {
+			return fmt.Errorf("mark the index: %w", err)
+		}
+		return nil
+	}
+	steps := []func() error{writeStateTemp}
+	for d := range dirs {
+		steps = append(steps, func() error { return durable.SyncDir(d) })
+	}
+	if err := inParallel(append(steps, appendAuditLog, markIndex)...); err != nil {
+		return err
+	}
+	crashPoint("synced") // renamed, logged, marked: one durable state
+	if j.Index != nil {  // the index's commit point: the new segments are in place, the old ones still there
+		if err := pubindex.WriteManifest(layout.Public(dataDir), j.Index.Manifest); err != nil {
+			return err
+		}
+	}
+	crashPoint("indexed")
+	if err := durable.Rename(state+".tmp", state); err != nil {
+		return err
+	}
+	crashPoint("state")
+	if j.Index != nil {
+		if err := pubindex.RemoveSegments(layout.Public(dataDir), j.Index.Remove); err != nil {
+			return err
+		}
+	}
+	// The journal's removal is not synced: should a crash undo it, the next pass applies this
+	// commit again, which writes the same bytes (a later commit's journal, synced, replaces it).
+	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
+		return err
+	}
+	crashPoint("done")
+	return nil
+}
+
+// renameAll renames the files of j into public/, each WARC before its CDXJ, and returns the
+// directories it renamed into. A file renamed already, by the commit a crash cut short, is skipped.
+func renameAll(dataDir string, j *journal) (map[string]bool, error) {
+	dirs := map[string]bool{}
+	for _, f := range j.Files {
+		dst := filepath.Join(layout.Public(dataDir), filepath.FromSlash(f.Public))
+		err := os.Rename(filepath.Join(dataDir, f.Tmp), dst)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(dst); serr == nil {
+				continue // renamed before the crash
+			}
+			return nil, fmt.Errorf("commit of %s lost both %s and %s: run archivectl verify", j.Pass.Format(time.RFC3339), f.Tmp, f.Public)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("publish %s: %w", f.Public, err)
+		}
+		dirs[filepath.Dir(dst)] = true
+		crashPoint("rename")
+	}
+	return dirs, nil
+}
+
+// recover finishes a commit that an interrupted pass left (rolls it forward), then deletes the
+// temp files of one that did not journal (rolls it back).
 func (r *Releaser) recover(ix *store.Index) error {
 	j, err := readJournal(r.dir)
 	if err != nil {
@@ -333,14 +319,43 @@ func (r *Releaser) recover(ix *store.Index) error {
 	return nil
 }
 
-// inParallel runs fn(0…n-1), each on a goroutine of its own, and returns the first error (in
-// the order of i), so that an error stays one line: the syncs of a commit wait for the disk
+// readJournal returns the pending commit, if a pass left one.
+func readJournal(dataDir string) (*journal, error) {
+	b, err := os.ReadFile(layout.ReleaseJournal(dataDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var j journal
+	if err := json.Unmarshal(b, &j); err != nil {
+		// The journal is written to a temp name and renamed, so a torn one means damage, not a crash.
+		return nil, fmt.Errorf("%s is damaged (%w): inspect it, then delete it to roll the commit back", layout.ReleaseJournal(dataDir), err)
+	}
+	return &j, nil
+}
+
+// syncFile fsyncs the file at path.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	if err := durable.SyncClose(f); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}
+
+// inParallel runs the steps, each on a goroutine of its own, and returns the first error (in the
+// order of the steps), so that an error stays one line: the syncs of a commit wait for the disk
 // together rather than one after another.
-func inParallel(n int, fn func(i int) error) error {
-	errs := make([]error, n)
+func inParallel(steps ...func() error) error {
+	errs := make([]error, len(steps))
 	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { errs[i] = fn(i) })
+	for i, step := range steps {
+		wg.Go(func() { errs[i] = step() })
 	}
 	wg.Wait()
 	for _, err := range errs {
