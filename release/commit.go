@@ -17,10 +17,27 @@ import (
 	"github.com/archivectl/archivectl/store"
 )
 
-// crashHook, when set (by tests only), is called at every step of a commit and of writing
-// its files, so that a test can kill the process at a chosen point.
+// crashHook, when set (by tests only), is called at every crash point of a pass, so that a test
+// can kill the process there (TestKillDuringPass kills a pass at every one).
 var crashHook func(step string)
 
+// crashPoint marks a crash point, where a kill leaves a state of its own: each follows a change of
+// what the data directory holds, so that no two fire back to back at one state. In the order they
+// fire in a commit (docs/architecture.md#release-commit):
+//
+//	written  bytes the pass made (a warcinfo record, tombstones) reached a temp file   ┐ rolled back:
+//	copied   a range of sealed bytes copied into a temp shard (by the copier)          │ the next pass
+//	staged   every file of the commit written under release-tmp/, unsynced             │ deletes
+//	files    every file synced, the journal's temp file written                        ┘ release-tmp/
+//	journal  the journal in place                                                      ┐ rolled forward:
+//	rename   one more file renamed into public/                                        │ the next pass
+//	synced   the directories synced, the audit log appended, the index marked,         │ applies the
+//	         state.json's temp file written                                            │ journal
+//	indexed  the public index's new manifest written (a commit with an index)          │
+//	state    state.json replaced: the commit is public                                 │
+//	done     the old segments and the journal removed                                  ┘ (the commit is done)
+//
+// The names are literals, so that the kill test finds every one in the source.
 func crashPoint(step string) {
 	if crashHook != nil {
 		crashHook(step)
@@ -76,6 +93,7 @@ func (p *pass) commit(pub published, s *staged) (_ published, err error) {
 		return pub, err
 	}
 	files = append(files, segs...)
+	crashPoint("staged") // every file of the commit written under release-tmp/, the last copies may still run
 	if err := s.files.wait(); err != nil {
 		return pub, err
 	}
@@ -123,7 +141,7 @@ func journalAndApply(dataDir string, ix *store.Index, j *journal, open []*os.Fil
 	if err != nil {
 		return false, err
 	}
-	crashPoint("journal")
+	crashPoint("journal") // the journal in place: from here the commit is rolled forward
 	return true, apply(dataDir, ix, j, marks)
 }
 
@@ -253,17 +271,17 @@ func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark
 	if err := inParallel(append(steps, appendAuditLog, markIndex)...); err != nil {
 		return err
 	}
-	crashPoint("synced") // renamed, logged, marked: one durable state
+	crashPoint("synced") // renamed, logged, marked, state.json's temp file written
 	if j.Index != nil {  // the index's commit point: the new segments are in place, the old ones still there
 		if err := pubindex.WriteManifest(layout.Public(dataDir), j.Index.Manifest); err != nil {
 			return err
 		}
+		crashPoint("indexed")
 	}
-	crashPoint("indexed")
 	if err := durable.Rename(state+".tmp", state); err != nil {
 		return err
 	}
-	crashPoint("state")
+	crashPoint("state") // state.json replaced: the commit is public
 	if j.Index != nil {
 		if err := pubindex.RemoveSegments(layout.Public(dataDir), j.Index.Remove); err != nil {
 			return err
@@ -274,7 +292,7 @@ func apply(dataDir string, ix *store.Index, j *journal, marks *store.PendingMark
 	if err := os.Remove(layout.ReleaseJournal(dataDir)); err != nil {
 		return err
 	}
-	crashPoint("done")
+	crashPoint("done") // the old segments and the journal removed
 	return nil
 }
 
@@ -295,7 +313,7 @@ func renameAll(dataDir string, j *journal) (map[string]bool, error) {
 			return nil, fmt.Errorf("publish %s: %w", f.Public, err)
 		}
 		dirs[filepath.Dir(dst)] = true
-		crashPoint("rename")
+		crashPoint("rename") // one more file in public/
 	}
 	return dirs, nil
 }

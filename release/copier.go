@@ -43,6 +43,8 @@ func (c *copier) run() {
 				c.mu.Lock()
 				c.err = err
 				c.mu.Unlock()
+			} else {
+				crashPoint("copied") // a sealed range copied into a temp shard
 			}
 		}
 		c.pending.Done()

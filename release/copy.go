@@ -105,10 +105,8 @@ func (p *pass) copyCapture(fs *fileSet, e store.Entry, log *bytes.Buffer) (store
 		if err != nil {
 			return store.Mark{}, fmt.Errorf("capture %s: %w", e.ID, err)
 		}
-		crashPoint("member")
 		locs[i] = store.Location{File: w.rel, Offset: off, Length: loc.Length}
 	}
-	crashPoint("copy")
 	resp := locs[1]
 	line, err := cdxjLine(e, public.StateReleased, resp)
 	if err != nil {

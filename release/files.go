@@ -74,6 +74,9 @@ func (c countWriter) Write(p []byte) (int, error) {
 	}
 	n, err := c.w.f.Write(p)
 	c.w.n += int64(n)
+	if err == nil {
+		crashPoint("written") // records the pass made (a warcinfo, tombstones), in a temp file
+	}
 	return n, err
 }
 

@@ -39,7 +39,6 @@ func (p *pass) indexCommit(prev *pubindex.Set, fs *fileSet, gen int64) (*pubinde
 		}
 		files = append(files, journalFile{Tmp: filepath.ToSlash(rel), Public: pubindex.Dir + "/" + f.Name})
 	}
-	crashPoint("index")
 	return set, &pubindex.Commit{Manifest: c.Manifest, Remove: c.Remove}, files, nil
 }
 

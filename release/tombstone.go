@@ -47,7 +47,6 @@ func (p *pass) writeTombstone(fs *fileSet, e store.Entry, log *bytes.Buffer) (st
 	if err != nil {
 		return store.Mark{}, err
 	}
-	crashPoint("tombstone")
 	loc := store.Location{File: w.rel, Offset: off, Length: n}
 	line, err := cdxjLine(e, public.StateTombstone, loc)
 	if err != nil {

@@ -2,7 +2,9 @@
 # The reliability campaign of archivectl (issue 8), in full:
 #   property  the leak property test: 10 random archives × 1,000 captures × 12 release passes,
 #             and 10 random crawled webs of pages and CDN origins (cross-origin requisites)
-#   crash     kill -9 campaign: 50 release passes, 50 crawls, 50 rotating seal batches
+#   crash     kill -9 campaign: 50 release passes, 50 crawls, 50 rotating seal batches; and a
+#             release pass killed 5 times at every crash point of package release, 50 times at
+#             random ones and 50 times after random delays (release's TestKillDuringPass)
 #   hostile   corrupt WARC files, malformed CDXJ, hostile queries, the ten hostile servers
 #   fuzz      every fuzz target of the repository for $FUZZTIME each (default 10m)
 # Usage: test/campaign.sh [property|crash|hostile|fuzz|all]   (default all)
@@ -22,11 +24,12 @@ echo "campaign: logs in $OUT"
 go build -o "$OUT/archivectl" ./cmd/archivectl
 export ARCHIVECTL_BIN="$OUT/archivectl"
 go test -c -o "$OUT/reliability.test" ./test/reliability/
+go test -c -o "$OUT/release.test" ./release/
 
 status=0
-tests() { # name regexp
+tests() { # name regexp [test binary under $OUT, default reliability.test]
 	log="$OUT/$1.log"
-	if ARCHIVECTL_CAMPAIGN=full "$OUT/reliability.test" -test.run "$2" -test.v -test.timeout 4h >"$log" 2>&1; then
+	if ARCHIVECTL_CAMPAIGN=full "$OUT/${3:-reliability.test}" -test.run "$2" -test.v -test.timeout 4h >"$log" 2>&1; then
 		result=ok
 	else
 		result=FAIL status=1
@@ -36,7 +39,11 @@ tests() { # name regexp
 }
 
 case $what in property | all) tests property '^TestNoEarlyPublication(Requisites)?$' ;; esac
-case $what in crash | all) tests crash '^(TestKillReleasePass|TestKillCrawl|TestKillRotatingSeal)$' ;; esac
+case $what in crash | all)
+	tests crash '^(TestKillReleasePass|TestKillCrawl|TestKillRotatingSeal)$'
+	tests crash-points '^TestKillDuringPass$' release.test
+	;;
+esac
 case $what in hostile | all) tests hostile '^(TestCorruptSealedWARC|TestCorruptPublicShard|TestHostileQueries|TestMalformedCDXJ|TestHostileServers)$' ;; esac
 
 case $what in fuzz | all)
