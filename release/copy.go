@@ -19,7 +19,7 @@ import (
 // one, is held back, left out as it is in index.db. damaged is the captures held back so far this
 // pass; the set it returns adds those of batch.
 func (p *pass) copyCaptures(ctx context.Context, pub published, batch []store.Entry, damaged map[string]bool) (_ *staged, _ map[string]bool, err error) {
-	s := p.stage(pub, len(batch))
+	s := newStaged(pub, len(batch))
 	defer func() {
 		if err != nil {
 			err = p.unstage(s, err)

@@ -24,6 +24,118 @@ const (
 	publicFileMode = 0o644
 )
 
+// File name prefixes of the public files.
+const (
+	shardPrefix = public.ShardPrefix
+	tombPrefix  = public.TombstonePrefix
+)
+
+// fileSet is the public WARC files one commit writes, shards or tombstone files, each with its
+// CDXJ: under release-tmp/ until the commit renames them into public/.
+type fileSet struct {
+	serial map[string]int // the next serial of each prefix (those of the last commit's files, plus one)
+	files  []*warcFile
+	cur    *warcFile
+}
+
+// rotate starts a new file when there is none yet or adding size bytes to a non-empty one would pass limit.
+func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, description string) error {
+	if fs.cur != nil && (len(fs.cur.lines) == 0 || fs.cur.offset()+size <= limit) {
+		return nil
+	}
+	w, err := fs.newFile(p, prefix, subdir, description)
+	if err != nil {
+		return err
+	}
+	fs.files = append(fs.files, w)
+	fs.cur = w
+	return nil
+}
+
+// newFile starts a public WARC file of pass p under release-tmp/, the next of its prefix, with its
+// warcinfo record.
+func (fs *fileSet) newFile(p *pass, prefix, subdir, description string) (*warcFile, error) {
+	name := public.WARCName(prefix, p.now, fs.serial[prefix])
+	fs.serial[prefix]++
+	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name, p.sealed.copier())
+	if err != nil {
+		return nil, err
+	}
+	info, err := warcinfo(p.r.opt.Software, name, p.now, description)
+	if err == nil {
+		_, _, err = w.writeRecord(info)
+	}
+	if err != nil {
+		w.abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// finish writes out every file and returns the renames of the commit and the files, open, which
+// commit syncs (and closes) together with release-tmp/ and the journal's temp file. The copier
+// may still be copying into them: wait waits for it.
+func (fs *fileSet) finish(dataDir string) ([]journalFile, []*os.File, error) {
+	var out []journalFile
+	var files []*os.File
+	for _, w := range fs.files {
+		jf, fl, err := w.finish()
+		if err != nil {
+			closeAll(files)
+			return nil, nil, err
+		}
+		files = append(files, fl...)
+		for _, f := range jf {
+			rel, err := filepath.Rel(dataDir, f.Tmp)
+			if err != nil {
+				closeAll(files)
+				return nil, nil, err
+			}
+			out = append(out, journalFile{Tmp: filepath.ToSlash(rel), Public: f.Public})
+		}
+	}
+	return out, files, nil
+}
+
+// wait returns once the copier has copied every range of the files, with its error.
+func (fs *fileSet) wait() error {
+	for _, w := range fs.files {
+		if err := w.cp.wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeAll closes files.
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// abort deletes every temp file.
+func (fs *fileSet) abort() {
+	for _, w := range fs.files {
+		w.abort()
+	}
+}
+
+// nextSerial is one more than the largest serial of the files named PREFIX-<ts>-<serial>.warc.gz in dir.
+func nextSerial(dir, prefix string) (int, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	max := 0
+	for _, e := range ents {
+		if n, ok := public.Serial(e.Name(), prefix); ok && n > max {
+			max = n
+		}
+	}
+	return max + 1, nil
+}
+
 // warcFile is one public WARC file (with its CDXJ) being written under release-tmp/ before
 // the commit renames both into public/. Members are appended; nothing is ever rewritten.
 type warcFile struct {
@@ -190,117 +302,6 @@ func writeFile(path string, b []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// File name prefixes of the public files.
-const (
-	shardPrefix = public.ShardPrefix
-	tombPrefix  = public.TombstonePrefix
-)
-
-// nextSerial is one more than the largest serial of the files named PREFIX-<ts>-<serial>.warc.gz in dir.
-func nextSerial(dir, prefix string) (int, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, err
-	}
-	max := 0
-	for _, e := range ents {
-		if n, ok := public.Serial(e.Name(), prefix); ok && n > max {
-			max = n
-		}
-	}
-	return max + 1, nil
-}
-
-// newFile starts a public WARC file of pass p under release-tmp/, the next of its prefix, with its
-// warcinfo record.
-func (fs *fileSet) newFile(p *pass, prefix, subdir, description string) (*warcFile, error) {
-	name := public.WARCName(prefix, p.now, fs.serial[prefix])
-	fs.serial[prefix]++
-	w, err := createWARCFile(layout.ReleaseTmp(p.r.dir), subdir+"/"+name, p.sealed.copier())
-	if err != nil {
-		return nil, err
-	}
-	info, err := warcinfo(p.r.opt.Software, name, p.now, description)
-	if err == nil {
-		_, _, err = w.writeRecord(info)
-	}
-	if err != nil {
-		w.abort()
-		return nil, err
-	}
-	return w, nil
-}
-
-// fileSet is the public files one commit writes.
-type fileSet struct {
-	serial map[string]int // the next serial of each prefix (those of the last commit's files, plus one)
-	files  []*warcFile
-	cur    *warcFile
-}
-
-// rotate starts a new file when there is none yet or adding size bytes to a non-empty one would pass limit.
-func (fs *fileSet) rotate(p *pass, size, limit int64, prefix, subdir, description string) error {
-	if fs.cur != nil && (len(fs.cur.lines) == 0 || fs.cur.offset()+size <= limit) {
-		return nil
-	}
-	w, err := fs.newFile(p, prefix, subdir, description)
-	if err != nil {
-		return err
-	}
-	fs.files = append(fs.files, w)
-	fs.cur = w
-	return nil
-}
-
-// finish writes out every file and returns the renames of the commit and the files, open, which
-// commit syncs (and closes) together with release-tmp/ and the journal's temp file. The copier
-// may still be copying into them: wait waits for it.
-func (fs *fileSet) finish(dataDir string) ([]journalFile, []*os.File, error) {
-	var out []journalFile
-	var files []*os.File
-	for _, w := range fs.files {
-		jf, fl, err := w.finish()
-		if err != nil {
-			closeAll(files)
-			return nil, nil, err
-		}
-		files = append(files, fl...)
-		for _, f := range jf {
-			rel, err := filepath.Rel(dataDir, f.Tmp)
-			if err != nil {
-				closeAll(files)
-				return nil, nil, err
-			}
-			out = append(out, journalFile{Tmp: filepath.ToSlash(rel), Public: f.Public})
-		}
-	}
-	return out, files, nil
-}
-
-// wait returns once the copier has copied every range of the files, with its error.
-func (fs *fileSet) wait() error {
-	for _, w := range fs.files {
-		if err := w.cp.wait(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// closeAll closes files.
-func closeAll(files []*os.File) {
-	for _, f := range files {
-		f.Close()
-	}
-}
-
-// abort deletes every temp file.
-func (fs *fileSet) abort() {
-	for _, w := range fs.files {
-		w.abort()
-	}
 }
 
 // The WARC record types the releaser writes itself.

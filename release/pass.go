@@ -102,7 +102,7 @@ func New(dataDir string, opt Options) *Releaser {
 func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	start := time.Now()
 	s, backlog, err := r.pass(ctx, now.UTC())
-	if err == nil && r.opt.Publish != nil { // the last stage, once the pass has released its locks
+	if err == nil && r.opt.Publish != nil { // the publish stage, once the pass has released its locks
 		err = r.opt.Publish(ctx)
 	}
 	s.Duration = time.Since(start)
@@ -114,17 +114,23 @@ func (r *Releaser) Pass(ctx context.Context, now time.Time) (Summary, error) {
 	return s, err
 }
 
-// pass is what one pass holds fixed from its start to its end: its now, what it derives from it,
-// the index and the sealed files it reads. Nothing changes it once begin has made it; what a stage
-// makes flows to the next through their results: a pass is
+// pass is what one pass holds fixed from its start to its end: its now and what it derives from
+// it, the index and the sealed files it reads. Nothing changes it once begin has made it. A pass
+// runs as stages (docs/architecture.md#release-pass), each a function that takes what the one
+// before returned and returns its own result:
 //
-//	begin ─► due scan ─► plan ─► copy ───────► commit ─┐  per batch, until nothing due is left
-//	         tombstones' scan ─► tombstones ─► commit ─┤  per batch, until every embargoed capture has one
-//	                                                   └► recordPass, then publish (Pass)
-//
-// scanDue, plan, copyCaptures, scanEmbargoed, tombstones, commit: each takes what the one before
-// returned (the public side as the last commit left it, a published; a batch; what a stage staged)
-// and returns its own.
+//	begin                 finish an interrupted commit, repair, read the public side  ─► published
+//	releaseDue            batch after batch, until nothing due is left:
+//	  scanDue             due scan                                                    ─► []store.Entry
+//	  plan                sealed order, revisits held back                            ─► []store.Entry
+//	  copyCaptures        copy stage, damaged captures held back                      ─► *staged
+//	  commit              journaled commit (docs/architecture.md#release-commit)      ─► published
+//	tombstoneEmbargoed    batch after batch, until every embargoed capture has one:
+//	  scanEmbargoed       tombstones' scan                                            ─► []store.Entry
+//	  tombstones          tombstones stage                                            ─► *staged
+//	  commit              journaled commit                                            ─► published
+//	recordPass            state.json, when no commit recorded the pass
+//	publish               Options.Publish, in Pass, once the pass has released its locks
 type pass struct {
 	r      *Releaser
 	ix     *store.Index
@@ -145,6 +151,51 @@ type published struct {
 	rules   *accessRules   // the access rules, once a commit has read them (nil before)
 }
 
+// staged is what the copy or the tombstones stage wrote for one commit: its files under
+// release-tmp/, not yet synced, the index marks of its captures with the entries as index.db holds
+// them before the commit, and the commit's audit-log lines.
+type staged struct {
+	files                fileSet
+	entries              []store.Entry // the captures of marks, in the same order
+	marks                []store.Mark
+	log                  bytes.Buffer
+	released, tombstoned int // marks of each state
+	captures             int // the captures of the batch, held back ones included (as a full disk's error counts them)
+}
+
+// newStaged starts what a stage writes for a batch of n captures, to commit after pub.
+func newStaged(pub published, n int) *staged {
+	return &staged{files: fileSet{serial: maps.Clone(pub.serial)}, captures: n}
+}
+
+// add stages the mark m of capture e.
+func (s *staged) add(e store.Entry, m store.Mark) {
+	s.entries = append(s.entries, e)
+	s.marks = append(s.marks, m)
+	if m.State == store.Released {
+		s.released++
+	} else {
+		s.tombstoned++
+	}
+}
+
+// unstage deletes the files of a stage that failed with err, and returns err: a *diskFullError when
+// the disk is full.
+func (p *pass) unstage(s *staged, err error) error {
+	s.files.abort()
+	return diskFull(err, s.captures, false, p.r.dir)
+}
+
+// cancelled is the error of a pass whose context is done, or nil.
+func cancelled(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("pass cancelled: %w", err)
+	}
+	return nil
+}
+
+// pass runs the stages of one pass at now (all but publish) under the release lock, and returns
+// its summary and the backlog left (-1 with an error).
 func (r *Releaser) pass(ctx context.Context, now time.Time) (s Summary, backlog int, err error) {
 	lock, err := lockfile.Acquire(layout.ReleaseLock(r.dir), r.opt.LockTimeout)
 	if err != nil {
@@ -238,6 +289,22 @@ func (r *Releaser) begin(ctx context.Context, ix *store.Index, now time.Time) (_
 	return p, pub, nil
 }
 
+// prepareDirs creates public/ (world-readable) and an empty release-tmp/.
+func prepareDirs(dataDir string) error {
+	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir)} {
+		if err := os.MkdirAll(d, publicDirMode); err != nil {
+			return err
+		}
+		if err := os.Chmod(d, publicDirMode); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(layout.ReleaseTmp(dataDir), 0o700); err != nil {
+		return err
+	}
+	return nil
+}
+
 // releaseDue releases what is due: the due scan, the plan, the copy stage and a commit, batch
 // after batch, until no capture due at now is left but those held back. It returns the public
 // side as the last commit left it and how many captures it released, deferred and held back
@@ -309,9 +376,10 @@ func (p *pass) tombstoneEmbargoed(ctx context.Context, pub published) (_ publish
 	}
 }
 
-// recordPass writes state.json anew, from st as the last commit left it, when the pass made no commit at a later now than the last
-// pass's: its last_pass, next release and ahead_of_clock, generation and counts as they were
-// (nothing new is public, so the public index keeps its generation). A pass at the same now as
+// recordPass writes state.json anew, from st as the last commit left it, when the pass made no
+// commit at a later now than the last pass's: its last_pass, next release and ahead_of_clock,
+// generation and counts as they were (nothing new is public, so the public index keeps its
+// generation). A pass at the same now as
 // the last one writes nothing, so that it changes no byte under public/; so does a pass over a
 // data directory that has published nothing yet (no state.json to bring forward).
 func (p *pass) recordPass(st public.Status) error {
@@ -329,65 +397,6 @@ func (p *pass) recordPass(st public.Status) error {
 	}
 	if err := durable.Rename(state+".tmp", state); err != nil {
 		return err
-	}
-	return nil
-}
-
-// prepareDirs creates public/ (world-readable) and an empty release-tmp/.
-func prepareDirs(dataDir string) error {
-	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir)} {
-		if err := os.MkdirAll(d, publicDirMode); err != nil {
-			return err
-		}
-		if err := os.Chmod(d, publicDirMode); err != nil {
-			return err
-		}
-	}
-	if err := os.MkdirAll(layout.ReleaseTmp(dataDir), 0o700); err != nil {
-		return err
-	}
-	return nil
-}
-
-// staged is what the copy or the tombstones stage wrote for one commit: its files under
-// release-tmp/, not yet synced, the index marks of its captures with the entries as index.db holds
-// them before the commit, and the commit's audit-log lines.
-type staged struct {
-	files                fileSet
-	entries              []store.Entry // the captures of marks, in the same order
-	marks                []store.Mark
-	log                  bytes.Buffer
-	released, tombstoned int // marks of each state
-	captures             int // the captures of the batch, held back ones included (as a full disk's error counts them)
-}
-
-// stage starts what a stage writes for a batch of n captures, to commit after pub.
-func (p *pass) stage(pub published, n int) *staged {
-	return &staged{files: fileSet{serial: maps.Clone(pub.serial)}, captures: n}
-}
-
-// add stages the mark m of capture e.
-func (s *staged) add(e store.Entry, m store.Mark) {
-	s.entries = append(s.entries, e)
-	s.marks = append(s.marks, m)
-	if m.State == store.Released {
-		s.released++
-	} else {
-		s.tombstoned++
-	}
-}
-
-// unstage deletes the files of a stage that failed with err, and returns err: a *diskFullError when
-// the disk is full.
-func (p *pass) unstage(s *staged, err error) error {
-	s.files.abort()
-	return diskFull(err, s.captures, false, p.r.dir)
-}
-
-// cancelled is the error of a pass whose context is done, or nil.
-func cancelled(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("pass cancelled: %w", err)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 // tombstones is the tombstones stage: one tombstone per capture of batch, in new tombstone files
 // under release-tmp/, with the captures' CDXJ and audit-log lines, staged for a commit after pub.
 func (p *pass) tombstones(ctx context.Context, pub published, batch []store.Entry) (_ *staged, err error) {
-	s := p.stage(pub, len(batch))
+	s := newStaged(pub, len(batch))
 	defer func() {
 		if err != nil {
 			err = p.unstage(s, err)
