@@ -1,6 +1,10 @@
 // Package release makes sealed captures public: due records are byte-copied into public
 // shards with CDXJ indexes, the rest get tombstones. It never imports the crawler.
 //
+// A pass runs as stages — due scan, plan, copy, tombstones, journaled commit, publish — each a
+// function that takes what the one before returned and returns its own result
+// (docs/architecture.md#release-pass).
+//
 // The public side of a data directory, the only thing the lookup service reads, is laid out as
 // package public describes; that package owns its formats (CDXJ, state.json, the audit log's
 // entries, the tombstone document), and this one writes them.
