@@ -23,19 +23,20 @@ var crashHook func(step string)
 
 // crashPoint marks a crash point, where a kill leaves a state of its own: each follows a change of
 // what the data directory holds, so that no two fire back to back at one state. In the order they
-// fire in a commit (docs/architecture.md#release-commit):
+// fire in a commit, and what the next pass does with a commit killed there
+// (docs/architecture.md#crash-points):
 //
-//	written  bytes the pass made (a warcinfo record, tombstones) reached a temp file   ┐ rolled back:
-//	copied   a range of sealed bytes copied into a temp shard (by the copier)          │ the next pass
-//	staged   every file of the commit written under release-tmp/, unsynced             │ deletes
-//	files    every file synced, the journal's temp file written                        ┘ release-tmp/
-//	journal  the journal in place                                                      ┐ rolled forward:
-//	rename   one more file renamed into public/                                        │ the next pass
-//	synced   the directories synced, the audit log appended, the index marked,         │ applies the
-//	         state.json's temp file written                                            │ journal
-//	indexed  the public index's new manifest written (a commit with an index)          │
-//	state    state.json replaced: the commit is public                                 │
-//	done     the old segments and the journal removed                                  ┘ (the commit is done)
+//	written  bytes the pass made (a warcinfo record, tombstones) reached a temp file  rolled back
+//	copied   a range of sealed bytes copied into a temp shard (by the copier)         rolled back
+//	staged   every file of the commit written under release-tmp/, unsynced            rolled back
+//	files    every file synced, the journal's temp file written                       rolled back
+//	journal  the journal in place                                                     rolled forward
+//	rename   one more file renamed into public/                                       rolled forward
+//	synced   the directories synced, the audit log appended, the index marked,        rolled forward
+//	         state.json's temp file written
+//	indexed  the public index's new manifest written (a commit with an index)         rolled forward
+//	state    state.json replaced: the commit is public                                rolled forward
+//	done     the old segments and the journal removed                                 nothing to do
 //
 // The names are literals, so that the kill test finds every one in the source.
 func crashPoint(step string) {

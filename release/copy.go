@@ -14,10 +14,10 @@ import (
 
 // copyCaptures is the copy stage: it copies the sealed members of each capture of batch byte for
 // byte into new shards under release-tmp/, with the captures' CDXJ and audit-log lines, and
-// returns them staged for a commit after pub. The captures' sealed records are checked as they are copied
-// (startChecks, a little ahead): a capture with a damaged one, or a revisit whose original has
-// one, is held back, left out as it is in index.db. damaged is the captures held back so far this
-// pass; the set it returns adds those of batch.
+// returns them staged for a commit after pub. The captures' sealed records are checked as they
+// are copied (startChecks, a little ahead): a capture with a damaged one, or a revisit whose
+// original has one, is held back, left out as it is in index.db. damaged is the captures held
+// back so far this pass; the set it returns adds those of batch.
 func (p *pass) copyCaptures(ctx context.Context, pub published, batch []store.Entry, damaged map[string]bool) (_ *staged, _ map[string]bool, err error) {
 	s := newStaged(pub, len(batch))
 	defer func() {
