@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/archivectl/archivectl/crawler/extract"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
@@ -124,7 +125,7 @@ func Open(cfg Config) (*Crawl, error) {
 		return nil, errors.New("no seeds: the seeds file lists no URL")
 	}
 	for i, s := range seeds {
-		u, ok := canonical(s.URL)
+		u, ok := extract.Canonical(s.URL)
 		if !ok {
 			return nil, fmt.Errorf("seed %v: not an http(s) URL the crawler can fetch", s.URL)
 		}

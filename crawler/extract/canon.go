@@ -8,11 +8,12 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// canonical returns the form of u the frontier de-duplicates on: scheme in lower case, the host
-// in its ASCII form (asciiHost), default port and fragment dropped, an empty path made "/", dot
-// segments removed. ok is false for anything the crawler cannot fetch (not http(s), no host, a
-// host IDNA cannot convert, a bad port, user information).
-func canonical(u *url.URL) (*url.URL, bool) {
+// Canonical returns the form of u the crawler's frontier de-duplicates on, which every reference
+// this package gives is in: scheme in lower case, the host in its ASCII form (ASCIIHost), default
+// port and fragment dropped, an empty path made "/", dot segments removed. ok is false for
+// anything the crawler cannot fetch (not http(s), no host, a host IDNA cannot convert, a bad
+// port, user information).
+func Canonical(u *url.URL) (*url.URL, bool) {
 	if u == nil || u.Opaque != "" || u.User != nil {
 		return nil, false
 	}
@@ -20,7 +21,7 @@ func canonical(u *url.URL) (*url.URL, bool) {
 	if scheme != "http" && scheme != "https" {
 		return nil, false
 	}
-	host, ok := asciiHost(u.Hostname())
+	host, ok := ASCIIHost(u.Hostname())
 	if !ok || strings.Contains(host, "..") { // checked before the root dot goes, so "a.." is no "a."
 		return nil, false
 	}
@@ -55,16 +56,13 @@ func canonical(u *url.URL) (*url.URL, bool) {
 	return c, true
 }
 
-// origin is a URL's scheme://host[:port], the unit of scope and politeness.
-func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
-
-// asciiHost is a host name in the one form every origin is keyed by: lower case, and an
+// ASCIIHost is a host name in the one form every origin is keyed by: lower case, and an
 // internationalised name in its IDNA ASCII form (UTS #46 lookup, punycode), the form Go's HTTP
 // transport dials and keys its connections by. Both spellings of a name, bücher.example and
 // xn--bcher-kva.example, are one host, so one origin, one queue and one politeness clock
 // (docs/rules.md#d24). An ASCII name is only lowered, as the transport leaves it; ok is false
 // for a name IDNA refuses.
-func asciiHost(h string) (string, bool) {
+func ASCIIHost(h string) (string, bool) {
 	for i := 0; i < len(h); i++ {
 		if h[i] >= 0x80 {
 			a, err := idna.Lookup.ToASCII(h)

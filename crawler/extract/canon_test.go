@@ -37,7 +37,7 @@ func TestCanonical(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, ok := canonical(u)
+			c, ok := Canonical(u)
 			got := ""
 			if ok {
 				got = c.String()

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -12,15 +13,25 @@ import (
 	"github.com/tdewolff/parse/v2/css"
 )
 
-// isCSS reports whether a response is a stylesheet: Content-Type text/css or, without a
+// IsCSS reports whether a response is a stylesheet: Content-Type text/css or, without a
 // Content-Type, a path ending in .css.
-func isCSS(h http.Header, u *url.URL) bool {
+func IsCSS(h http.Header, u *url.URL) bool {
 	ct := h.Get("Content-Type")
 	if ct == "" {
 		return strings.HasSuffix(strings.ToLower(u.Path), ".css")
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	return err == nil && mt == "text/css"
+}
+
+// CSS reads a stylesheet and returns its url() and @import references, all embedded, resolved
+// against base, canonical, without duplicates and at most MaxLinks of them, how many more it
+// holds, and the error that stopped reading r, if any.
+func CSS(base *url.URL, r io.Reader) ([]Ref, int, error) {
+	b, err := io.ReadAll(r)
+	var refs refSet
+	refs.addCSS(base, b)
+	return refs.out, refs.dropped, err
 }
 
 // cssRefs calls add with every resource a stylesheet, a style element or a style attribute

@@ -60,7 +60,7 @@ func TestIsCSS(t *testing.T) {
 			if tc.ct != "" {
 				h.Set("Content-Type", tc.ct)
 			}
-			if got := isCSS(h, &url.URL{Path: tc.path}); got != tc.want {
+			if got := IsCSS(h, &url.URL{Path: tc.path}); got != tc.want {
 				t.Fatalf("isCSS = %v, want %v", got, tc.want)
 			}
 		})

@@ -14,10 +14,11 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Limits of link extraction: decoded bytes parsed per page and links kept per page.
+// Limits of link extraction: decoded bytes parsed per document (Decoded) and references kept
+// per document (HTML, CSS).
 const (
-	maxParseBytes = 8 << 20
-	maxLinks      = 10000
+	MaxParseBytes = 8 << 20
+	MaxLinks      = 10000
 )
 
 // Where an HTML document refers to other resources: per element, the attributes that hold a
@@ -50,14 +51,14 @@ var (
 		"mask-icon": true, "preload": true, "modulepreload": true, "manifest": true}
 )
 
-// ref is one URL a document refers to, and whether the document embeds it.
-type ref struct {
-	URL   string
-	Embed bool
+// Ref is one URL a document refers to, and whether the document embeds it.
+type Ref struct {
+	URL   string // canonical (Canonical)
+	Embed bool   // a requisite of the document (an image, a stylesheet, …), not a link from it
 }
 
-// isHTML reports whether a response's Content-Type (or, when absent, its sniffed type) is HTML.
-func isHTML(h http.Header, body []byte) bool {
+// IsHTML reports whether a response's Content-Type (or, when absent, its sniffed type) is HTML.
+func IsHTML(h http.Header, body []byte) bool {
 	ct := h.Get("Content-Type")
 	if ct == "" {
 		ct = http.DetectContentType(body)
@@ -69,14 +70,14 @@ func isHTML(h http.Header, body []byte) bool {
 	return mt == "text/html" || mt == "application/xhtml+xml"
 }
 
-// decoded returns a reader of the payload with its Content-Encoding undone, at most
-// maxParseBytes long; ok is false for an encoding the crawler does not parse.
-func decoded(h http.Header, body []byte) (io.Reader, bool) {
-	return decodedUpTo(h, body, maxParseBytes)
+// Decoded returns a reader of the payload with its Content-Encoding undone, at most
+// MaxParseBytes long; ok is false for an encoding this package does not decode.
+func Decoded(h http.Header, body []byte) (io.Reader, bool) {
+	return DecodedUpTo(h, body, MaxParseBytes)
 }
 
-// decodedUpTo is decoded with a limit of its own.
-func decodedUpTo(h http.Header, body []byte, limit int64) (io.Reader, bool) {
+// DecodedUpTo is Decoded with a limit of its own.
+func DecodedUpTo(h http.Header, body []byte, limit int64) (io.Reader, bool) {
 	var r io.Reader = bytes.NewReader(body)
 	encs := h.Values("Content-Encoding")
 	for i := len(encs) - 1; i >= 0; i-- {
@@ -101,8 +102,8 @@ func decodedUpTo(h http.Header, body []byte, limit int64) (io.Reader, bool) {
 	return io.LimitReader(r, limit), true
 }
 
-// refURLs lists the URLs of refs.
-func refURLs(refs []ref) []string {
+// URLs lists the URLs of refs.
+func URLs(refs []Ref) []string {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -114,9 +115,9 @@ func refURLs(refs []ref) []string {
 }
 
 // refSet collects a document's references: canonical, without duplicates (a URL both linked
-// and embedded counts as embedded), at most maxLinks; the others past the bound are counted.
+// and embedded counts as embedded), at most MaxLinks; the others past the bound are counted.
 type refSet struct {
-	out     []ref
+	out     []Ref
 	seen    map[string]int // URL → index in out
 	dropped int            // distinct references past maxLinks
 }
@@ -131,7 +132,7 @@ func (s *refSet) add(base *url.URL, raw string, embed bool) {
 	if err != nil {
 		return
 	}
-	c, ok := canonical(u)
+	c, ok := Canonical(u)
 	if !ok {
 		return
 	}
@@ -142,7 +143,7 @@ func (s *refSet) add(base *url.URL, raw string, embed bool) {
 		}
 		return
 	}
-	if len(s.out) >= maxLinks {
+	if len(s.out) >= MaxLinks {
 		s.dropped++
 		s.seen[k] = -1 // counted once
 		return
@@ -151,7 +152,7 @@ func (s *refSet) add(base *url.URL, raw string, embed bool) {
 		s.seen = map[string]int{}
 	}
 	s.seen[k] = len(s.out)
-	s.out = append(s.out, ref{URL: k, Embed: embed})
+	s.out = append(s.out, Ref{URL: k, Embed: embed})
 }
 
 // addSrcset keeps the URLs of a srcset attribute's candidates.
@@ -168,12 +169,12 @@ func (s *refSet) addCSS(base *url.URL, css []byte) {
 	cssRefs(css, func(raw string) { s.add(base, raw, true) })
 }
 
-// extractRefs returns what an HTML document links to or embeds (a, area, link, img src/srcset,
+// HTML returns what an HTML document links to or embeds (a, area, link, img src/srcset,
 // script, iframe, source, video, audio, embed, object, CSS url() and @import in style attributes
 // and elements, …), resolved against base and the document's first <base href>, fragments
-// dropped, in document order, without duplicates and at most maxLinks of them, how many more it
+// dropped, in document order, without duplicates and at most MaxLinks of them, how many more it
 // holds, and why parsing stopped before the end, if it did (a token over 1 MiB, a read error).
-func extractRefs(base *url.URL, r io.Reader) ([]ref, int, error) {
+func HTML(base *url.URL, r io.Reader) ([]Ref, int, error) {
 	z := html.NewTokenizer(r)
 	z.SetMaxBuf(1 << 20)
 	var (
@@ -252,25 +253,4 @@ func embedsRel(rel string) bool {
 		}
 	}
 	return false
-}
-
-// countingReader counts the bytes read through it and keeps the first few for sniffing.
-type countingReader struct {
-	r    io.Reader
-	n    int64
-	head []byte
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if len(c.head) < 512 {
-		c.head = append(c.head, p[:min(n, 512-len(c.head))]...)
-	}
-	return n, err
-}
-
-// binary reports whether the start of what was read sniffs as binary data, not text.
-func (c *countingReader) binary() bool {
-	return len(c.head) > 0 && http.DetectContentType(c.head) == "application/octet-stream"
 }

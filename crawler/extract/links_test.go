@@ -3,10 +3,10 @@ package extract
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -58,11 +58,11 @@ func TestExtractRefsEmbed(t *testing.T) {
 		`<link rel=alternate href="/feed"><link rel=preload href="/f.woff2" imagesrcset="/h.png 2x"><iframe src="/frame"></iframe>` +
 		`<img src="/a"><script src="https://cdn.example/j.js"></script>`
 	base, _ := url.Parse("http://s.example/")
-	refs, _, err := extractRefs(base, strings.NewReader(doc))
+	refs, _, err := HTML(base, strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ref{{"http://s.example/a", true}, {"http://s.example/s.css", true}, {"http://s.example/i.ico", true},
+	want := []Ref{{"http://s.example/a", true}, {"http://s.example/s.css", true}, {"http://s.example/i.ico", true},
 		{"http://s.example/feed", false}, {"http://s.example/f.woff2", true}, {"http://s.example/h.png", true},
 		{"http://s.example/frame", false}, {"https://cdn.example/j.js", true}}
 	if len(refs) != len(want) {
@@ -78,31 +78,14 @@ func TestExtractRefsEmbed(t *testing.T) {
 func TestExtractLinksBounded(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
-	for i := range maxLinks + 50 {
-		b.WriteString(`<a href="/p` + itoa(i) + `">x</a>`)
+	for i := range MaxLinks + 50 {
+		b.WriteString(`<a href="/p` + strconv.Itoa(i) + `">x</a>`)
 	}
-	b.WriteString(`<a href="/p` + itoa(maxLinks+1) + `">the same dropped link again</a>`)
+	b.WriteString(`<a href="/p` + strconv.Itoa(MaxLinks+1) + `">the same dropped link again</a>`)
 	base, _ := url.Parse("http://s.example/")
-	refs, dropped, err := extractRefs(base, strings.NewReader(b.String()))
-	if len(refs) != maxLinks || dropped != 50 || err != nil {
-		t.Fatalf("%d links kept, %d dropped, err %v; want the bound %d, 50 dropped", len(refs), dropped, err, maxLinks)
-	}
-}
-
-// TestCrawlLinksPastTheBound: the links of a page past its 10,000th are logged and counted.
-func TestCrawlLinksPastTheBound(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	for i := range maxLinks + 7 {
-		b.WriteString(`<a href="/p` + itoa(i) + `">x</a>`)
-	}
-	o := newOrigin(t, pages(map[string]string{"/": b.String()}))
-	sum, log, err := crawlInto(context.Background(), t, Config{Seeds: seedURLs(t, o.URL+"/"), MaxPages: 1}, &fakeArchive{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.LinksDropped != 7 || !strings.Contains(log, `msg="HTML holds more links than the limit: the rest are not followed"`) {
-		t.Fatalf("LinksDropped = %d, want 7; log:\n%.2000s", sum.LinksDropped, log)
+	refs, dropped, err := HTML(base, strings.NewReader(b.String()))
+	if len(refs) != MaxLinks || dropped != 50 || err != nil {
+		t.Fatalf("%d links kept, %d dropped, err %v; want the bound %d, 50 dropped", len(refs), dropped, err, MaxLinks)
 	}
 }
 
@@ -111,7 +94,7 @@ func TestDecodedIsBounded(t *testing.T) {
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
 	zw.Write([]byte(`<a href="/first">`))
-	zw.Write(make([]byte, 3*maxParseBytes))
+	zw.Write(make([]byte, 3*MaxParseBytes))
 	zw.Close()
 	tests := []struct {
 		name   string
@@ -120,7 +103,7 @@ func TestDecodedIsBounded(t *testing.T) {
 		ok     bool
 		n      int
 	}{
-		{"gzip bomb cut at the parse limit", http.Header{"Content-Encoding": {"gzip"}}, z.Bytes(), true, maxParseBytes},
+		{"gzip bomb cut at the parse limit", http.Header{"Content-Encoding": {"gzip"}}, z.Bytes(), true, MaxParseBytes},
 		{"identity", http.Header{}, []byte("<p>hi</p>"), true, 9},
 		{"unknown coding not parsed", http.Header{"Content-Encoding": {"br"}}, []byte("x"), false, 0},
 		{"broken gzip not parsed", http.Header{"Content-Encoding": {"gzip"}}, []byte("not gzip"), false, 0},
@@ -128,7 +111,7 @@ func TestDecodedIsBounded(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r, ok := decoded(tc.header, tc.body)
+			r, ok := Decoded(tc.header, tc.body)
 			if ok != tc.ok {
 				t.Fatalf("ok = %v, want %v", ok, tc.ok)
 			}
@@ -164,7 +147,7 @@ func TestIsHTML(t *testing.T) {
 			if tc.ct != "" {
 				h.Set("Content-Type", tc.ct)
 			}
-			if got := isHTML(h, []byte(tc.body)); got != tc.want {
+			if got := IsHTML(h, []byte(tc.body)); got != tc.want {
 				t.Fatalf("isHTML = %v, want %v", got, tc.want)
 			}
 		})
@@ -177,7 +160,7 @@ func FuzzExtractLinks(f *testing.F) {
 	base, _ := url.Parse("http://s.example/d/")
 	f.Fuzz(func(t *testing.T, doc string) {
 		links := linksOf(base, strings.NewReader(doc))
-		if len(links) > maxLinks {
+		if len(links) > MaxLinks {
 			t.Fatalf("%d links", len(links))
 		}
 		for _, l := range links {
@@ -191,6 +174,6 @@ func FuzzExtractLinks(f *testing.F) {
 
 // linksOf is the URLs extractRefs finds, whatever stopped it.
 func linksOf(base *url.URL, r io.Reader) []string {
-	refs, _, _ := extractRefs(base, r)
-	return refURLs(refs)
+	refs, _, _ := HTML(base, r)
+	return URLs(refs)
 }

@@ -16,31 +16,31 @@ import (
 // URLs under 2,048 characters), and of its XML nesting.
 const (
 	maxSitemapURLs    = 50000
-	maxSitemapBytes   = 50 << 20
+	MaxSitemapBytes   = 50 << 20
 	maxSitemapLoc     = 2048
 	maxSitemapNesting = 16
 )
 
-// sitemapEntry is one <url> or <sitemap> of a sitemap, or one line of a text sitemap.
-type sitemapEntry struct {
+// SitemapEntry is one <url> or <sitemap> of a sitemap, or one line of a text sitemap.
+type SitemapEntry struct {
 	Loc     string
 	Lastmod string // as written, when it is a W3C datetime; "" otherwise
 }
 
-// sitemap is what a sitemap file lists.
-type sitemap struct {
+// Sitemap is what a sitemap file lists.
+type Sitemap struct {
 	Index   bool // a sitemap index: the entries are sitemaps
-	Entries []sitemapEntry
+	Entries []SitemapEntry
 	Cut     string // why reading stopped before the end; "" when the whole file was read
 	Skipped int    // entries dropped: no <loc>, one of 2,048 characters or more, a text line not an absolute http(s) URL
 }
 
-// readSitemap reads a sitemap or sitemap index (sitemaps.org XML, or plain text with one URL
-// a line), gzip-compressed or not. It reads at most maxSitemapBytes once uncompressed and keeps
+// ReadSitemap reads a sitemap or sitemap index (sitemaps.org XML, or plain text with one URL
+// a line), gzip-compressed or not. It reads at most MaxSitemapBytes once uncompressed and keeps
 // at most maxSitemapURLs entries; whatever stops it early (bad XML, bad gzip, a limit) is named
 // in Cut, and the entries read until then are kept.
-func readSitemap(r io.Reader) sitemap {
-	var sm sitemap
+func ReadSitemap(r io.Reader) Sitemap {
+	var sm Sitemap
 	br := bufio.NewReader(r)
 	what := "read"
 	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
@@ -52,7 +52,7 @@ func readSitemap(r io.Reader) sitemap {
 		}
 		br = bufio.NewReader(zr)
 	}
-	capped := &capReader{r: br, n: maxSitemapBytes}
+	capped := &capReader{r: br, n: MaxSitemapBytes}
 	in := bufio.NewReader(capped)
 	if first, err := firstNonSpace(in); err == nil && first == '<' {
 		readXMLSitemap(in, &sm)
@@ -60,7 +60,7 @@ func readSitemap(r io.Reader) sitemap {
 		readTextSitemap(in, &sm)
 	}
 	if capped.over && len(sm.Entries) < maxSitemapURLs {
-		sm.Cut = fmt.Sprintf("larger than %d MB uncompressed: read up to the limit", maxSitemapBytes>>20)
+		sm.Cut = fmt.Sprintf("larger than %d MB uncompressed: read up to the limit", MaxSitemapBytes>>20)
 	}
 	if capped.err != nil {
 		sm.Cut = what + ": " + capped.err.Error()
@@ -89,12 +89,12 @@ func firstNonSpace(r *bufio.Reader) (byte, error) {
 
 // readXMLSitemap reads <urlset> or <sitemapindex>. Entities are never expanded (encoding/xml
 // knows only the predefined five), so an entity bomb is an error, not an expansion.
-func readXMLSitemap(r io.Reader, sm *sitemap) {
+func readXMLSitemap(r io.Reader, sm *Sitemap) {
 	d := xml.NewDecoder(r)
 	d.CharsetReader = func(_ string, in io.Reader) (io.Reader, error) { return in, nil } // URLs are ASCII in practice
 	var (
 		stack []string
-		cur   sitemapEntry
+		cur   SitemapEntry
 		field string
 		text  strings.Builder
 		entry = "url"
@@ -147,7 +147,7 @@ func readXMLSitemap(r io.Reader, sm *sitemap) {
 				if !sm.keep(cur) {
 					return
 				}
-				cur = sitemapEntry{}
+				cur = SitemapEntry{}
 			}
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
@@ -159,7 +159,7 @@ func readXMLSitemap(r io.Reader, sm *sitemap) {
 // readTextSitemap reads one URL a line. sitemaps.org asks for absolute URLs: a line that is not
 // an absolute http(s) URL is skipped, never resolved against the sitemap's own URL (a line of
 // prose would otherwise become a relative URL).
-func readTextSitemap(r io.Reader, sm *sitemap) {
+func readTextSitemap(r io.Reader, sm *Sitemap) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 4096), 64<<10)
 	for sc.Scan() {
@@ -171,7 +171,7 @@ func readTextSitemap(r io.Reader, sm *sitemap) {
 			sm.Skipped++
 			continue
 		}
-		if !sm.keep(sitemapEntry{Loc: line}) {
+		if !sm.keep(SitemapEntry{Loc: line}) {
 			return
 		}
 	}
@@ -181,7 +181,7 @@ func readTextSitemap(r io.Reader, sm *sitemap) {
 }
 
 // keep adds e unless it is unusable; false when the file's entry limit is reached.
-func (sm *sitemap) keep(e sitemapEntry) bool {
+func (sm *Sitemap) keep(e SitemapEntry) bool {
 	if e.Loc == "" || len(e.Loc) >= maxSitemapLoc {
 		sm.Skipped++
 		return true

@@ -1,25 +1,12 @@
 package extract
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/archivectl/archivectl/crawler/crawlertest"
 )
-
-// gz compresses s.
-func gz(t testing.TB, s string) string {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	io.WriteString(zw, s)
-	zw.Close()
-	return b.String()
-}
 
 // urlset is a sitemap of n URLs under base.
 func urlset(base string, n int) string {
@@ -42,34 +29,34 @@ func TestReadSitemap(t *testing.T) {
 		in      string
 		index   bool
 		entries int
-		first   sitemapEntry
+		first   SitemapEntry
 		cut     string // a part of the reason reading stopped; "" when it read everything
 	}{
 		{"urlset with lastmod", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc> https://a.example/x </loc><lastmod>2026-11-01T10:00:00+01:00</lastmod><priority>1</priority></url></urlset>`,
-			false, 1, sitemapEntry{"https://a.example/x", "2026-11-01T10:00:00+01:00"}, ""},
+			false, 1, SitemapEntry{"https://a.example/x", "2026-11-01T10:00:00+01:00"}, ""},
 		{"index", `<sitemapindex><sitemap><loc>https://a.example/s1.xml.gz</loc><lastmod>2026-11</lastmod></sitemap></sitemapindex>`,
-			true, 1, sitemapEntry{"https://a.example/s1.xml.gz", "2026-11"}, ""},
-		{"gzip", gz(t, urlset("https://a.example/", 3)), false, 3, sitemapEntry{Loc: "https://a.example/0"}, ""},
-		{"text", "\ufeff https://a.example/a\n\nhttps://a.example/b\r\n", false, 2, sitemapEntry{Loc: "https://a.example/a"}, ""},
-		{"text: only absolute http(s) URLs", "Our pages:\n/relative\nmailto:x@a.example\nhttp:no-host\nHTTPS://a.example/b\n", false, 1, sitemapEntry{Loc: "HTTPS://a.example/b"}, ""},
-		{"invalid lastmod dropped", `<urlset><url><loc>https://a.example/</loc><lastmod>yesterday</lastmod></url></urlset>`, false, 1, sitemapEntry{Loc: "https://a.example/"}, ""},
+			true, 1, SitemapEntry{"https://a.example/s1.xml.gz", "2026-11"}, ""},
+		{"gzip", string(crawlertest.Gzip(urlset("https://a.example/", 3))), false, 3, SitemapEntry{Loc: "https://a.example/0"}, ""},
+		{"text", "\ufeff https://a.example/a\n\nhttps://a.example/b\r\n", false, 2, SitemapEntry{Loc: "https://a.example/a"}, ""},
+		{"text: only absolute http(s) URLs", "Our pages:\n/relative\nmailto:x@a.example\nhttp:no-host\nHTTPS://a.example/b\n", false, 1, SitemapEntry{Loc: "HTTPS://a.example/b"}, ""},
+		{"invalid lastmod dropped", `<urlset><url><loc>https://a.example/</loc><lastmod>yesterday</lastmod></url></urlset>`, false, 1, SitemapEntry{Loc: "https://a.example/"}, ""},
 		{"loc elsewhere ignored", `<urlset><loc>https://a.example/top</loc><url><image><loc>https://a.example/i.png</loc></image><loc>https://a.example/p</loc></url></urlset>`,
-			false, 1, sitemapEntry{Loc: "https://a.example/p"}, ""},
-		{"50,000 entries at most", urlset("https://a.example/", maxSitemapURLs+10), false, maxSitemapURLs, sitemapEntry{Loc: "https://a.example/0"}, "more than 50000"},
-		{"entity bomb is an error, not an expansion", bomb, false, 1, sitemapEntry{Loc: "https://a.example/1"}, "invalid XML"},
-		{"not a sitemap", `<html><a href="/x">x</a></html>`, false, 0, sitemapEntry{}, "root element is <html>"},
-		{"nesting bounded", "<urlset><url>" + strings.Repeat("<x>", 100000) + "</urlset>", false, 0, sitemapEntry{}, "nested too deep"},
-		{"cut XML keeps what was read", `<urlset><url><loc>https://a.example/1</loc></url><url><loc>https://a.exa`, false, 1, sitemapEntry{Loc: "https://a.example/1"}, "invalid XML"},
-		{"bad gzip", "\x1f\x8b\x08\x00garbage", false, 0, sitemapEntry{}, "gzip"},
-		{"1 GB of gzip read up to 50 MB", string(crawlertest.GzipFill("<urlset><url><loc>https://a.example/1</loc></url>", ' ', 1<<30)), false, 1, sitemapEntry{Loc: "https://a.example/1"}, "larger than 50 MB"},
-		{"1 GB of gzipped zeros: no line ends", string(crawlertest.GzipFill("", 0, 1<<30)), false, 0, sitemapEntry{}, "token too long"},
+			false, 1, SitemapEntry{Loc: "https://a.example/p"}, ""},
+		{"50,000 entries at most", urlset("https://a.example/", maxSitemapURLs+10), false, maxSitemapURLs, SitemapEntry{Loc: "https://a.example/0"}, "more than 50000"},
+		{"entity bomb is an error, not an expansion", bomb, false, 1, SitemapEntry{Loc: "https://a.example/1"}, "invalid XML"},
+		{"not a sitemap", `<html><a href="/x">x</a></html>`, false, 0, SitemapEntry{}, "root element is <html>"},
+		{"nesting bounded", "<urlset><url>" + strings.Repeat("<x>", 100000) + "</urlset>", false, 0, SitemapEntry{}, "nested too deep"},
+		{"cut XML keeps what was read", `<urlset><url><loc>https://a.example/1</loc></url><url><loc>https://a.exa`, false, 1, SitemapEntry{Loc: "https://a.example/1"}, "invalid XML"},
+		{"bad gzip", "\x1f\x8b\x08\x00garbage", false, 0, SitemapEntry{}, "gzip"},
+		{"1 GB of gzip read up to 50 MB", string(crawlertest.GzipFill("<urlset><url><loc>https://a.example/1</loc></url>", ' ', 1<<30)), false, 1, SitemapEntry{Loc: "https://a.example/1"}, "larger than 50 MB"},
+		{"1 GB of gzipped zeros: no line ends", string(crawlertest.GzipFill("", 0, 1<<30)), false, 0, SitemapEntry{}, "token too long"},
 		{"long loc skipped", "<urlset><url><loc>https://a.example/" + strings.Repeat("a", 3000) + "</loc></url><url><loc>https://a.example/ok</loc></url></urlset>",
-			false, 1, sitemapEntry{Loc: "https://a.example/ok"}, ""},
+			false, 1, SitemapEntry{Loc: "https://a.example/ok"}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			sm := readSitemap(strings.NewReader(tc.in))
+			sm := ReadSitemap(strings.NewReader(tc.in))
 			if sm.Index != tc.index || len(sm.Entries) != tc.entries {
 				t.Fatalf("index %v, %d entries (cut %q); want %v, %d", sm.Index, len(sm.Entries), sm.Cut, tc.index, tc.entries)
 			}
@@ -88,7 +75,7 @@ func FuzzReadSitemap(f *testing.F) {
 	f.Add(`<sitemapindex><sitemap><loc>x</loc><lastmod>2026</lastmod></sitemap></sitemapindex>`)
 	f.Add("https://a.example/\n\x00\xff")
 	f.Fuzz(func(t *testing.T, in string) {
-		sm := readSitemap(strings.NewReader(in))
+		sm := ReadSitemap(strings.NewReader(in))
 		if len(sm.Entries) > maxSitemapURLs {
 			t.Fatalf("%d entries", len(sm.Entries))
 		}
