@@ -115,6 +115,12 @@ func TestLinkRules(t *testing.T) {
 				first, _, _ := strings.Cut(d, "/")
 				return strings.Contains(first, ".") && !slices.Contains([]string{"internal/layout", "internal/warcfields"}, relative(d))
 			}},
+		{"crawler/robots decides without network code, on embargo and aipref only",
+			func(p string) bool { return p == "crawler/robots" },
+			func(_, d string) bool {
+				r := relative(d)
+				return d == "net" || under(d, "net/http") || d == "crypto/tls" || own(d) && r != "embargo" && r != "aipref"
+			}},
 		{"the pure leaves import nothing of this module",
 			func(p string) bool { return p == "embargo" || p == "aipref" || p == "crawler/extract" },
 			func(_, d string) bool { return own(d) }},

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/embargo"
 )
 
@@ -31,7 +32,7 @@ type CacheOptions struct {
 // Cache holds the robots.txt of each origin for its time to live (docs/rules.md#d22); safe for concurrent use.
 // One fetch per origin runs at a time; concurrent callers wait for it.
 type Cache struct {
-	fetch FetchFunc
+	fetch Func
 	now   func() time.Time
 	opts  CacheOptions
 
@@ -42,15 +43,15 @@ type Cache struct {
 // entry is the cache state of one origin.
 type entry struct {
 	sem         chan struct{} // one slot, held while an origin's state is read or fetched
-	cur         *File         // the result in force
-	good        *File         // the last Available result, used while unreachable
+	cur         *robots.File  // the result in force
+	good        *robots.File  // the last Available result, used while unreachable
 	unreachable time.Time     // start of the current unreachable spell; zero when reachable
 	validators  Validators    // of the good copy, for a conditional refetch
 }
 
 // Validators are the cache validators of the robots.txt copy a Cache holds. The Cache hands
-// them to its FetchFunc through the context; a FetchFunc that sends them as If-None-Match and
-// If-Modified-Since (as HTTPFetch does) lets an unchanged file cost a 304 (docs/rules.md#d22).
+// them to its Func through the context; a Func that sends them as If-None-Match and
+// If-Modified-Since (as HTTP does) lets an unchanged file cost a 304 (docs/rules.md#d22).
 type Validators struct {
 	ETag         string
 	LastModified string
@@ -59,14 +60,14 @@ type Validators struct {
 // validatorsKey is the context key of Validators.
 type validatorsKey struct{}
 
-// ValidatorsFrom returns the validators a Cache put in the context of a FetchFunc call.
+// ValidatorsFrom returns the validators a Cache put in the context of a Func call.
 func ValidatorsFrom(ctx context.Context) (Validators, bool) {
 	v, ok := ctx.Value(validatorsKey{}).(Validators)
 	return v, ok
 }
 
 // NewCache returns a cache that fetches with fetch and reads time from now.
-func NewCache(fetch FetchFunc, now func() time.Time, opts CacheOptions) *Cache {
+func NewCache(fetch Func, now func() time.Time, opts CacheOptions) *Cache {
 	if opts.MaxTTL <= 0 || opts.MaxTTL > 24*time.Hour {
 		opts.MaxTTL = 24 * time.Hour
 	}
@@ -80,7 +81,7 @@ func NewCache(fetch FetchFunc, now func() time.Time, opts CacheOptions) *Cache {
 		opts.RetryTTL = 5 * time.Minute
 	}
 	if opts.Limit <= 0 {
-		opts.Limit = MaxBytes + 1
+		opts.Limit = robots.MaxBytes + 1
 	}
 	return &Cache{fetch: fetch, now: now, opts: opts, origins: make(map[string]*entry)}
 }
@@ -88,7 +89,7 @@ func NewCache(fetch FetchFunc, now func() time.Time, opts CacheOptions) *Cache {
 // Get returns the robots.txt in force for origin ("scheme://host[:port]"), fetching it when the
 // cached copy has expired. fresh reports that this call fetched it: the caller archives r.Hops
 // then. err is only ever the context's error.
-func (c *Cache) Get(ctx context.Context, origin string) (r *File, fresh bool, err error) {
+func (c *Cache) Get(ctx context.Context, origin string) (r *robots.File, fresh bool, err error) {
 	origin = strings.TrimSuffix(origin, "/")
 	c.mu.Lock()
 	e := c.origins[origin]
@@ -118,8 +119,8 @@ func (c *Cache) Get(ctx context.Context, origin string) (r *File, fresh bool, er
 
 // refresh fetches origin's robots.txt, following redirects, and applies the status rules of
 // RFC 9309 §2.3.1 with docs/rules.md#d10.
-func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.Time) (*File, error) {
-	r := &File{Origin: origin, FetchedAt: now}
+func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.Time) (*robots.File, error) {
+	r := &robots.File{Origin: origin, FetchedAt: now}
 	target := origin + "/robots.txt"
 	fctx := ctx
 	if e.good != nil && e.validators != (Validators{}) {
@@ -134,17 +135,18 @@ func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.T
 			return c.unreachable(r, e, now, nil, err.Error()), nil
 		}
 		r.Hops = append(r.Hops, f)
+		h := http.Header(f.Header)
 		switch s := f.Status; {
 		case s >= 200 && s < 300:
-			r.Availability, r.Policy, r.Reason = Available, NewPolicy(f.Body), "HTTP "+strconv.Itoa(s)
-			r.Expires = now.Add(c.ttl(f.Header, now))
+			r.Availability, r.Policy, r.Reason = robots.Available, robots.NewPolicy(f.Body), "HTTP "+strconv.Itoa(s)
+			r.Expires = now.Add(c.ttl(h, now))
 			e.good, e.unreachable = r, time.Time{}
-			e.validators = Validators{ETag: f.Header.Get("ETag"), LastModified: f.Header.Get("Last-Modified")}
+			e.validators = Validators{ETag: h.Get("ETag"), LastModified: h.Get("Last-Modified")}
 			return r, nil
 		case s == http.StatusNotModified && e.good != nil:
-			r.Availability, r.Policy = Available, e.good.Policy
+			r.Availability, r.Policy = robots.Available, e.good.Policy
 			r.Reason = "HTTP 304: the copy fetched " + e.good.FetchedAt.UTC().Format(time.RFC3339) + " is unchanged"
-			r.Expires = now.Add(c.ttl(f.Header, now))
+			r.Expires = now.Add(c.ttl(h, now))
 			e.unreachable = time.Time{}
 			return r, nil
 		case s >= 300 && s < 400:
@@ -153,15 +155,15 @@ func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.T
 				reason = fmt.Sprintf("more than %d redirects", MaxRedirects)
 			}
 			if reason != "" {
-				return c.available(r, e, now, Unavailable, f.Header, reason), nil
+				return c.available(r, e, now, robots.Unavailable, h, reason), nil
 			}
 			target = next
 		case s == http.StatusTooManyRequests || s >= 500 && s < 600:
-			return c.unreachable(r, e, now, f.Header, "HTTP "+strconv.Itoa(s)), nil
+			return c.unreachable(r, e, now, h, "HTTP "+strconv.Itoa(s)), nil
 		case s >= 400 && s < 500:
-			return c.available(r, e, now, Unavailable, f.Header, "HTTP "+strconv.Itoa(s)), nil
+			return c.available(r, e, now, robots.Unavailable, h, "HTTP "+strconv.Itoa(s)), nil
 		default:
-			return c.unreachable(r, e, now, f.Header, "unexpected HTTP status "+strconv.Itoa(s)), nil
+			return c.unreachable(r, e, now, h, "unexpected HTTP status "+strconv.Itoa(s)), nil
 		}
 	}
 }
@@ -170,8 +172,8 @@ func (c *Cache) refresh(ctx context.Context, origin string, e *entry, now time.T
 // A redirect is followed to any URL of origin, whose own server names it as its robots.txt, and
 // to any other origin's /robots.txt (always allowed to be fetched there); never to another origin's
 // other resources, which that origin's own rules and politeness govern (docs/rules.md#d23).
-func redirectTarget(origin string, f *Fetched) (next, reason string) {
-	loc := f.Header.Get("Location")
+func redirectTarget(origin string, f *robots.Fetched) (next, reason string) {
+	loc := http.Header(f.Header).Get("Location")
 	if loc == "" {
 		return "", "HTTP " + strconv.Itoa(f.Status) + " without Location"
 	}
@@ -194,11 +196,11 @@ func redirectTarget(origin string, f *Fetched) (next, reason string) {
 // sameOrigin reports whether u lies on origin ("scheme://host[:port]").
 func sameOrigin(u *url.URL, origin string) bool {
 	o, err := url.Parse(origin)
-	return err == nil && Origin(u) == Origin(o)
+	return err == nil && robots.Origin(u) == robots.Origin(o)
 }
 
 // available settles r as Available or Unavailable with the response's time to live.
-func (c *Cache) available(r *File, e *entry, now time.Time, a Availability, h http.Header, reason string) *File {
+func (c *Cache) available(r *robots.File, e *entry, now time.Time, a robots.Availability, h http.Header, reason string) *robots.File {
 	r.Availability, r.Reason = a, reason
 	r.Expires = now.Add(c.ttl(h, now))
 	e.unreachable = time.Time{}
@@ -206,8 +208,8 @@ func (c *Cache) available(r *File, e *entry, now time.Time, a Availability, h ht
 }
 
 // unreachable settles r as Unreachable, using the last good copy when there is one (docs/rules.md#d10).
-func (c *Cache) unreachable(r *File, e *entry, now time.Time, h http.Header, reason string) *File {
-	r.Availability, r.Reason = Unreachable, reason
+func (c *Cache) unreachable(r *robots.File, e *entry, now time.Time, h http.Header, reason string) *robots.File {
+	r.Availability, r.Reason = robots.Unreachable, reason
 	if e.unreachable.IsZero() {
 		e.unreachable = now
 	}
@@ -221,7 +223,7 @@ func (c *Cache) unreachable(r *File, e *entry, now time.Time, h http.Header, rea
 		r.Policy, r.Stale = e.good.Policy, true
 		r.Reason += "; using the copy fetched " + e.good.FetchedAt.UTC().Format(time.RFC3339)
 	case c.opts.UnreachableAllowAfter > 0 && now.Sub(e.unreachable) >= c.opts.UnreachableAllowAfter:
-		r.Availability = Unavailable
+		r.Availability = robots.Unavailable
 		r.Reason += "; unreachable since " + e.unreachable.UTC().Format(time.RFC3339) + ", so treated as unavailable"
 	}
 	return r

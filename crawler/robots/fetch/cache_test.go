@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/crawler/robots"
 )
 
 // clock is a settable test clock.
@@ -74,7 +76,7 @@ func redirects(n int, final func(w http.ResponseWriter, r *http.Request)) func(w
 	}
 }
 
-func evalPath(r *File, path string) bool {
+func evalPath(r *robots.File, path string) bool {
 	u, err := url.Parse(r.Origin + path)
 	if err != nil {
 		panic(err)
@@ -90,26 +92,26 @@ func TestCacheStatus(t *testing.T) {
 	tests := []struct {
 		name    string
 		respond func(w http.ResponseWriter, r *http.Request)
-		avail   Availability
+		avail   robots.Availability
 		allowed map[string]bool
 		hops    int
 	}{
-		{"T159 200 disallow all", status(200, disallowAll), Available, map[string]bool{"/x": false, "/robots.txt": true}, 1},
-		{"T160 404", status(404, disallowAll), Unavailable, map[string]bool{"/x": true}, 1},
-		{"T161 410", status(410, ""), Unavailable, map[string]bool{"/x": true}, 1},
-		{"T162 401", status(401, ""), Unavailable, map[string]bool{"/x": true}, 1},
-		{"T163 403", status(403, ""), Unavailable, map[string]bool{"/x": true}, 1},
-		{"T164 429", status(429, ""), Unreachable, map[string]bool{"/x": false, "/robots.txt": true}, 1},
-		{"T165 500", status(500, ""), Unreachable, map[string]bool{"/x": false}, 1},
-		{"T166 503", status(503, ""), Unreachable, map[string]bool{"/x": false}, 1},
-		{"T168 five redirects", redirects(5, status(200, private)), Available, map[string]bool{"/private": false, "/public": true}, 6},
-		{"T169 six redirects", redirects(6, status(200, disallowAll)), Unavailable, map[string]bool{"/x": true}, 6},
-		{"redirect ending in 404", redirects(2, status(404, "")), Unavailable, map[string]bool{"/x": true}, 3},
-		{"redirect ending in 503", redirects(2, status(503, "")), Unreachable, map[string]bool{"/x": false}, 3},
-		{"redirect without Location", status(302, ""), Unavailable, map[string]bool{"/x": true}, 1},
-		{"T172 text/html still parsed", status(200, disallowAll, "Content-Type", "text/html"), Available, map[string]bool{"/x": false}, 1},
-		{"empty 200 allows all", status(200, ""), Available, map[string]bool{"/x": true}, 1},
-		{"600 KB body truncated, not an error", status(200, big), Available, map[string]bool{"/early": false, "/late": true}, 1},
+		{"T159 200 disallow all", status(200, disallowAll), robots.Available, map[string]bool{"/x": false, "/robots.txt": true}, 1},
+		{"T160 404", status(404, disallowAll), robots.Unavailable, map[string]bool{"/x": true}, 1},
+		{"T161 410", status(410, ""), robots.Unavailable, map[string]bool{"/x": true}, 1},
+		{"T162 401", status(401, ""), robots.Unavailable, map[string]bool{"/x": true}, 1},
+		{"T163 403", status(403, ""), robots.Unavailable, map[string]bool{"/x": true}, 1},
+		{"T164 429", status(429, ""), robots.Unreachable, map[string]bool{"/x": false, "/robots.txt": true}, 1},
+		{"T165 500", status(500, ""), robots.Unreachable, map[string]bool{"/x": false}, 1},
+		{"T166 503", status(503, ""), robots.Unreachable, map[string]bool{"/x": false}, 1},
+		{"T168 five redirects", redirects(5, status(200, private)), robots.Available, map[string]bool{"/private": false, "/public": true}, 6},
+		{"T169 six redirects", redirects(6, status(200, disallowAll)), robots.Unavailable, map[string]bool{"/x": true}, 6},
+		{"redirect ending in 404", redirects(2, status(404, "")), robots.Unavailable, map[string]bool{"/x": true}, 3},
+		{"redirect ending in 503", redirects(2, status(503, "")), robots.Unreachable, map[string]bool{"/x": false}, 3},
+		{"redirect without Location", status(302, ""), robots.Unavailable, map[string]bool{"/x": true}, 1},
+		{"T172 text/html still parsed", status(200, disallowAll, "Content-Type", "text/html"), robots.Available, map[string]bool{"/x": false}, 1},
+		{"empty 200 allows all", status(200, ""), robots.Available, map[string]bool{"/x": true}, 1},
+		{"600 KB body truncated, not an error", status(200, big), robots.Available, map[string]bool{"/early": false, "/late": true}, 1},
 		{"T173 connection reset mid-body", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", "1000")
 			w.WriteHeader(200)
@@ -119,13 +121,13 @@ func TestCacheStatus(t *testing.T) {
 			if err == nil {
 				conn.Close()
 			}
-		}, Unreachable, map[string]bool{"/x": false}, 0},
+		}, robots.Unreachable, map[string]bool{"/x": false}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := newSite(t, tc.respond)
-			c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
+			c := NewCache(HTTP(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
 			r, fresh, err := c.Get(context.Background(), s.URL)
 			if err != nil || !fresh {
 				t.Fatalf("Get = fresh %v, err %v; want a fresh fetch", fresh, err)
@@ -163,16 +165,16 @@ func TestCacheNetworkFailures(t *testing.T) {
 	t.Cleanup(func() { close(hang) })
 	tlsSite := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "User-agent: *\nAllow: /\n") }))
 	t.Cleanup(tlsSite.Close)
-	dnsFailure := func(ctx context.Context, url string, limit int64) (*Fetched, error) {
+	dnsFailure := func(ctx context.Context, url string, limit int64) (*robots.Fetched, error) {
 		return nil, &net.DNSError{Err: "no such host", Name: "a.example", IsNotFound: true}
 	}
 	tests := []struct {
 		name, origin string
-		fetch        FetchFunc
+		fetch        Func
 	}{
-		{"T167 connection refused", refused, HTTPFetch(&http.Client{}, "archivectl-test")},
-		{"T167 timeout", slow.URL, HTTPFetch(&http.Client{Timeout: 100 * time.Millisecond}, "archivectl-test")},
-		{"T167 TLS failure (untrusted certificate)", tlsSite.URL, HTTPFetch(&http.Client{}, "archivectl-test")},
+		{"T167 connection refused", refused, HTTP(&http.Client{}, "archivectl-test")},
+		{"T167 timeout", slow.URL, HTTP(&http.Client{Timeout: 100 * time.Millisecond}, "archivectl-test")},
+		{"T167 TLS failure (untrusted certificate)", tlsSite.URL, HTTP(&http.Client{}, "archivectl-test")},
 		{"T167 DNS failure", "http://a.example", dnsFailure},
 	}
 	for _, tc := range tests {
@@ -183,7 +185,7 @@ func TestCacheNetworkFailures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Availability != Unreachable || evalPath(r, "/x") {
+			if r.Availability != robots.Unreachable || evalPath(r, "/x") {
 				t.Errorf("availability = %v (%s), /x allowed = %v; want unreachable, disallowed", r.Availability, r.Reason, evalPath(r, "/x"))
 			}
 		})
@@ -196,7 +198,7 @@ func TestCacheCrossOriginRedirect(t *testing.T) {
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, cdn.URL+"/robots.txt", http.StatusFound)
 	})
-	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
+	c := NewCache(HTTP(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
 	r, _, err := c.Get(context.Background(), s.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -214,14 +216,14 @@ func TestCacheRedirectTargets(t *testing.T) {
 	tests := []struct {
 		name     string
 		location func(self string) string
-		avail    Availability
+		avail    robots.Availability
 		hops     int
 		otherHit bool
 	}{
-		{"own origin, other path", func(self string) string { return self + "/robots-real.txt" }, Available, 2, false},
-		{"other origin's robots.txt", func(string) string { return other.URL + "/robots.txt" }, Available, 2, true},
-		{"other origin's article", func(string) string { return other.URL + "/news/a" }, Unavailable, 1, false},
-		{"other origin's robots.txt with a query", func(string) string { return other.URL + "/robots.txt?v=2" }, Unavailable, 1, false},
+		{"own origin, other path", func(self string) string { return self + "/robots-real.txt" }, robots.Available, 2, false},
+		{"other origin's robots.txt", func(string) string { return other.URL + "/robots.txt" }, robots.Available, 2, true},
+		{"other origin's article", func(string) string { return other.URL + "/news/a" }, robots.Unavailable, 1, false},
+		{"other origin's robots.txt with a query", func(string) string { return other.URL + "/robots.txt?v=2" }, robots.Unavailable, 1, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -235,7 +237,7 @@ func TestCacheRedirectTargets(t *testing.T) {
 				fmt.Fprint(w, "User-agent: *\nDisallow: /\n")
 			})
 			self = s.URL
-			c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
+			c := NewCache(HTTP(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
 			r, _, err := c.Get(context.Background(), s.URL)
 			if err != nil {
 				t.Fatal(err)
@@ -254,7 +256,7 @@ func TestCacheStaleCopy(t *testing.T) {
 	t.Parallel() // T171
 	s := newSite(t, status(200, "User-agent: *\nDisallow: /private\n"))
 	clk := &clock{t: t0}
-	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
+	c := NewCache(HTTP(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
 	if _, _, err := c.Get(context.Background(), s.URL); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func TestCacheStaleCopy(t *testing.T) {
 	if err != nil || !fresh {
 		t.Fatalf("Get = fresh %v, err %v", fresh, err)
 	}
-	if r.Availability != Unreachable || !r.Stale || !evalPath(r, "/public") || evalPath(r, "/private") {
+	if r.Availability != robots.Unreachable || !r.Stale || !evalPath(r, "/public") || evalPath(r, "/private") {
 		t.Errorf("availability %v stale %v /public %v /private %v; want the cached rules", r.Availability, r.Stale, evalPath(r, "/public"), evalPath(r, "/private"))
 	}
 	if hits := s.hits.Load(); hits != 2 {
@@ -294,7 +296,7 @@ func TestCacheTTL(t *testing.T) {
 			t.Parallel()
 			s := newSite(t, status(200, "User-agent: *\nDisallow: /x\n", tc.header...))
 			clk := &clock{t: t0}
-			c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
+			c := NewCache(HTTP(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
 			r, _, err := c.Get(context.Background(), s.URL)
 			if err != nil {
 				t.Fatal(err)
@@ -321,17 +323,17 @@ func TestCacheUnreachable(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, status(503, "", "Retry-After", "3600"))
 	clk := &clock{t: t0}
-	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), clk.now, CacheOptions{UnreachableAllowAfter: 30 * 24 * time.Hour})
+	c := NewCache(HTTP(s.Client(), "archivectl-test"), clk.now, CacheOptions{UnreachableAllowAfter: 30 * 24 * time.Hour})
 	r, _, _ := c.Get(context.Background(), s.URL)
-	if r.Availability != Unreachable || r.Expires != t0.Add(time.Hour) {
+	if r.Availability != robots.Unreachable || r.Expires != t0.Add(time.Hour) {
 		t.Fatalf("availability %v expires %v; want unreachable until Retry-After", r.Availability, r.Expires)
 	}
 	clk.add(30*24*time.Hour - time.Hour)
-	if r, _, _ = c.Get(context.Background(), s.URL); r.Availability != Unreachable {
+	if r, _, _ = c.Get(context.Background(), s.URL); r.Availability != robots.Unreachable {
 		t.Errorf("after 29 days: %v, want unreachable", r.Availability)
 	}
 	clk.add(time.Hour)
-	if r, _, _ = c.Get(context.Background(), s.URL); r.Availability != Unavailable || !evalPath(r, "/x") {
+	if r, _, _ = c.Get(context.Background(), s.URL); r.Availability != robots.Unavailable || !evalPath(r, "/x") {
 		t.Errorf("after 30 days: %v, want unavailable (allow all)", r.Availability)
 	}
 }
@@ -339,7 +341,7 @@ func TestCacheUnreachable(t *testing.T) {
 func TestCacheConcurrentSingleFetch(t *testing.T) {
 	t.Parallel()
 	s := newSite(t, status(200, "User-agent: *\nDisallow: /x\n"))
-	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
+	c := NewCache(HTTP(s.Client(), "archivectl-test"), (&clock{t: t0}).now, CacheOptions{})
 	var wg sync.WaitGroup
 	var fresh atomic.Int32
 	for i := 0; i < 16; i++ {
@@ -361,58 +363,10 @@ func TestCacheContextCancelled(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	fetch := func(ctx context.Context, url string, limit int64) (*Fetched, error) { return nil, ctx.Err() }
+	fetch := func(ctx context.Context, url string, limit int64) (*robots.Fetched, error) { return nil, ctx.Err() }
 	c := NewCache(fetch, (&clock{t: t0}).now, CacheOptions{})
 	if _, _, err := c.Get(ctx, "http://127.0.0.1:1"); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
-	}
-}
-
-func TestOriginAndPathQuery(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, origin, pq string }{
-		{"HTTPS://Example.COM:443/a/b?c=d#frag", "https://example.com", "/a/b?c=d"},
-		{"http://example.com:80", "http://example.com", "/"},
-		{"http://example.com:8080/x?", "http://example.com:8080", "/x?"},
-		{"https://[::1]:8443/caf%c3%a9", "https://[::1]:8443", "/caf%c3%a9"},
-		{"https://a.example/ツ", "https://a.example", "/ツ"},
-		{"https://a.example/a|b(c)", "https://a.example", "/a|b(c)"},
-		{"https://a.example/a%2Fb", "https://a.example", "/a%2Fb"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.in, func(t *testing.T) {
-			t.Parallel()
-			u, err := url.Parse(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := Origin(u); got != tc.origin {
-				t.Errorf("Origin = %q, want %q", got, tc.origin)
-			}
-			if got := PathQuery(u); got != tc.pq {
-				t.Errorf("PathQuery = %q, want %q", got, tc.pq)
-			}
-		})
-	}
-}
-
-func TestRobotsEvaluateURL(t *testing.T) {
-	t.Parallel()
-	r := &File{Availability: Available, Policy: NewPolicy([]byte("User-agent: *\nDisallow: /a|b\nDisallow: /ツ\nDisallow: /q?x=%e2\n"))}
-	for _, raw := range []string{"https://a.example/a|b", "https://a.example/a%7cb", "https://a.example/%E3%83%84", "https://a.example/ツ/x", "https://a.example/q?x=%E2"} {
-		u, err := url.Parse(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := r.Evaluate("archivectl", u); d.Allowed {
-			t.Errorf("%s allowed, want disallowed", raw)
-		}
-	}
-	for a, want := range map[Availability]bool{Unavailable: true, Unreachable: false} {
-		u, _ := url.Parse("https://a.example/x")
-		if got := (&File{Availability: a}).Evaluate("archivectl", u).Allowed; got != want {
-			t.Errorf("%v: allowed = %v, want %v", a, got, want)
-		}
 	}
 }
 
@@ -425,7 +379,7 @@ func TestHTTPFetchLimit(t *testing.T) {
 		}
 		fmt.Fprint(w, strings.Repeat("x", 100))
 	})
-	fetch := HTTPFetch(s.Client(), "ua-test")
+	fetch := HTTP(s.Client(), "ua-test")
 	tests := []struct {
 		limit     int64
 		n         int
@@ -456,7 +410,7 @@ func TestCacheRevalidation(t *testing.T) {
 		fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
 	})
 	clk := &clock{t: t0}
-	c := NewCache(HTTPFetch(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
+	c := NewCache(HTTP(s.Client(), "archivectl-test"), clk.now, CacheOptions{})
 	if _, _, err := c.Get(context.Background(), s.URL); err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +419,7 @@ func TestCacheRevalidation(t *testing.T) {
 	if err != nil || !fresh {
 		t.Fatalf("Get = fresh %v, err %v", fresh, err)
 	}
-	if conditional.Load() != 1 || r.Availability != Available || r.Stale || r.Hops[0].Status != 304 {
+	if conditional.Load() != 1 || r.Availability != robots.Available || r.Stale || r.Hops[0].Status != 304 {
 		t.Errorf("conditional requests %d, availability %v, stale %v; want one 304 keeping the copy", conditional.Load(), r.Availability, r.Stale)
 	}
 	if evalPath(r, "/private") || !evalPath(r, "/public") || r.Expires != clk.now().Add(24*time.Hour) {

@@ -6,29 +6,21 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/archivectl/archivectl/crawler/robots"
 )
 
-// Fetched is one HTTP exchange for a robots.txt, redirects not followed.
-type Fetched struct {
-	URL       string
-	Status    int
-	Header    http.Header
-	Body      []byte // at most limit bytes
-	Truncated bool   // the body was longer than limit
-	Evidence  any    // opaque to robots: the fetcher's raw exchange, handed back for archiving
-}
-
-// FetchFunc performs one GET of url without following redirects and reads at most limit bytes
+// Func performs one GET of url without following redirects and reads at most limit bytes
 // of the body. Its error means the exchange failed: network error, timeout, or a body cut short.
-type FetchFunc func(ctx context.Context, url string, limit int64) (*Fetched, error)
+type Func func(ctx context.Context, url string, limit int64) (*robots.Fetched, error)
 
-// HTTPFetch is a FetchFunc over net/http: client's transport and timeout, redirects returned
+// HTTP is a Func over net/http: client's transport and timeout, redirects returned
 // rather than followed, userAgent as the User-Agent header, and the Cache's Validators as
 // conditional request headers.
-func HTTPFetch(client *http.Client, userAgent string) FetchFunc {
+func HTTP(client *http.Client, userAgent string) Func {
 	c := *client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return func(ctx context.Context, url string, limit int64) (*Fetched, error) {
+	return func(ctx context.Context, url string, limit int64) (*robots.Fetched, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
 			return nil, fmt.Errorf("robots.txt request %s: %w", url, err)
@@ -51,7 +43,7 @@ func HTTPFetch(client *http.Client, userAgent string) FetchFunc {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("read %s: %w", url, err)
 		}
-		f := &Fetched{URL: url, Status: resp.StatusCode, Header: resp.Header, Body: body}
+		f := &robots.Fetched{URL: url, Status: resp.StatusCode, Header: resp.Header, Body: body}
 		if int64(len(body)) > limit {
 			f.Body, f.Truncated = body[:limit], true
 		}
