@@ -136,6 +136,11 @@ func TestLinkRules(t *testing.T) {
 				r := relative(d)
 				return under(r, "crawler") || under(r, "release") || under(r, "public") || under(r, "lookup") || under(r, "export") || under(r, "objectstore")
 			}},
+		{"store/index links neither store, WARC nor gzip",
+			func(p string) bool { return p == "store/index" },
+			func(_, d string) bool {
+				return relative(d) == "store" || under(d, "github.com/nlnwa/gowarc") || under(d, "github.com/klauspost/compress") || d == "compress/gzip"
+			}},
 		{"nothing imports cmd",
 			func(p string) bool { return !under(p, "cmd") },
 			func(_, d string) bool { return under(relative(d), "cmd") }},

@@ -1,113 +1,27 @@
-package store
+package index
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"time"
 
-	"github.com/archivectl/archivectl/internal/durable"
-	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
 )
 
-// reindexBatch is how many entries Reindex and an upgrade put per transaction.
-const reindexBatch = 10000
+// buildBatch is how many entries a build (Build, an upgrade) puts per transaction.
+const buildBatch = 10000
 
-// Reindex rebuilds dataDir/index.db from the sealed WARC files alone: every complete capture
-// (request, response or revisit, metadata) in the valid part of every file is indexed with the facts
-// its records carry, so the due order is the one Seal produced. Release states cannot come from the
-// sealed files; they are carried over from the old index when it can be read, and otherwise every
-// capture starts Sealed. It holds the store's writer lock, builds index.db.reindex and renames it
-// over index.db. It returns what it skipped: bad records, incomplete captures.
-func Reindex(ctx context.Context, dataDir string) ([]Problem, error) {
-	lock, err := lockfile.Acquire(layout.SealedLock(dataDir), 0)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Release()
-	rb := newRebuilder()
-	if err := scanSealed(ctx, layout.Sealed(dataDir), nil, rb); err != nil {
-		return nil, err
-	}
-	entries, problems := rb.finish()
-
-	path := layout.Index(dataDir)
-	l := lockfile.InProcessOf(path)
-	if err := l.Acquire(lockfile.DefaultTimeout); err != nil {
-		return nil, err
-	}
-	defer l.Release()
-	// Hold the old index read-write until the new one has replaced it, so that no release pass
-	// marks captures in a file about to be dropped. A damaged one is not trusted at all: it is
-	// moved aside (kept for inspection) when the new one replaces it.
-	old, states, err := oldStates(path)
-	var aside string
-	var damaged *DamagedIndexError
-	switch {
-	case errors.Is(err, lockfile.ErrBusy):
-		return nil, err
-	case errors.As(err, &damaged):
-		aside = fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405Z"))
-		problems = append(problems, Problem{File: layout.IndexFile, What: fmt.Sprintf("damaged (%s); moved aside to %s, every capture starts sealed "+
-			"(archivectl verify --reindex then restores release states from public/)", oneLine(damaged.Err), filepath.Base(aside))})
-	case err != nil:
-		problems = append(problems, Problem{File: layout.IndexFile, What: fmt.Sprintf("old index unreadable (%v); every capture starts sealed", err)})
-	}
-	if old != nil {
-		defer old.Close()
-	}
-	for i := range entries {
-		if m, ok := states[entries[i].ID]; ok {
-			entries[i].State, entries[i].Public = m.State, m.Public
-		}
-	}
-	tmp := path + ".reindex"
-	err = writeIndex(ctx, tmp, func(put func(Entry) error) error {
-		for _, e := range entries {
-			if err := put(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, func(tx *bolt.Tx) error {
-		ends := map[string]int64{}
-		for _, e := range entries {
-			for _, l := range []Location{e.Request, e.Response, e.Metadata} {
-				ends[l.File] = max(ends[l.File], l.Offset+l.Length)
-			}
-		}
-		for f, end := range ends {
-			if err := setFileEnd(tx, f, end); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		os.Remove(tmp)
-		return nil, fmt.Errorf("reindex: %w", err)
-	}
-	if aside != "" {
-		if err := os.Link(path, aside); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("reindex: keep the damaged index: %w", err)
-		}
-	}
-	if err := durable.Rename(tmp, path); err != nil {
-		return nil, fmt.Errorf("reindex: %w", err)
-	}
-	return problems, nil
-}
-
-// oldStates opens an existing index read-write (the caller closes it) and reads the release state
-// of every capture in it, from either schema. A damaged index gives an error wrapping
-// ErrIndexDamaged, and no open DB.
-func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
+// ReadStates opens an existing index read-write and reads the release state of every capture in
+// it, from either schema; the caller closes it once it no longer needs it held (Reindex holds it
+// until the new index replaces it, so that no release pass marks captures in a file about to be
+// dropped). No file at path is no state and nothing to close. A damaged index gives an error
+// wrapping ErrIndexDamaged, and nothing to close.
+func ReadStates(path string) (io.Closer, map[string]Mark, error) {
 	states := map[string]Mark{}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, states, nil
@@ -150,6 +64,34 @@ func oldStates(path string) (*bolt.DB, map[string]Mark, error) {
 	return nil, nil, err
 }
 
+// Build writes a fresh index file at path holding entries (in any order), and the committed end
+// of every WARC file they lie in: the end of its last record that an entry points at. It is how
+// an index is rebuilt from the sealed files alone (the repository's Reindex); the caller renames
+// the file into place.
+func Build(ctx context.Context, path string, entries []Entry) error {
+	return writeIndex(ctx, path, func(put func(Entry) error) error {
+		for _, e := range entries {
+			if err := put(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, func(tx *bolt.Tx) error {
+		ends := map[string]int64{}
+		for _, e := range entries {
+			for _, l := range []Location{e.Request, e.Response, e.Metadata} {
+				ends[l.File] = max(ends[l.File], l.Offset+l.Length)
+			}
+		}
+		for f, end := range ends {
+			if err := setFileEnd(tx, f, end); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // writeIndex writes a fresh index file at path holding the entries feed puts, then runs finish in
 // a last transaction. The entries arrive in any order, so they go to path+".build" first, in
 // batches, which is then copied in key order into path with full pages and synced.
@@ -166,7 +108,7 @@ func writeIndex(ctx context.Context, path string, feed func(put func(Entry) erro
 		return err
 	}
 	defer db.Close()
-	batch := make([]Entry, 0, reindexBatch)
+	batch := make([]Entry, 0, buildBatch)
 	flush := func() error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -187,7 +129,7 @@ func writeIndex(ctx context.Context, path string, feed func(put func(Entry) erro
 		return err
 	}
 	err = feed(func(e Entry) error {
-		if batch = append(batch, e); len(batch) == reindexBatch {
+		if batch = append(batch, e); len(batch) == buildBatch {
 			return flush()
 		}
 		return nil

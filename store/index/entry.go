@@ -1,44 +1,14 @@
-package store
+package index
 
 import (
-	"errors"
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
 )
 
-// ErrNotRobotsTxt is Seal's error for a capture marked Robots whose URL is not an origin's
-// /robots.txt: only those are exempt from embargo (docs/rules.md#d23).
-var ErrNotRobotsTxt = errors.New("only an origin's /robots.txt may be sealed as robots.txt evidence")
-
-// Capture is one HTTP exchange as fetched, with the policy facts that decided it; the crawler hands it to Seal.
-type Capture struct {
-	URL         string         // target URI as requested
-	Time        time.Time      // when the request was sent (WARC-Date)
-	IP          string         // the server's IP address (WARC-IP-Address)
-	Request     []byte         // the raw HTTP request as sent
-	Response    []byte         // the raw HTTP response: status line, header fields and payload as received
-	Truncated   string         // WARC-Truncated reason ("length", "time"), "" when complete
-	Robots      bool           // a robots.txt fetch: archived as evidence, never embargoed; only for an origin's /robots.txt (ErrNotRobotsTxt)
-	Period      embargo.Period // embargo period of the robots.txt group that applied
-	Rule        string         // the deciding robots.txt rule, e.g. "12 embargo-allow /news"
-	RobotsID    string         // WARC-Record-ID of the robots.txt capture that decided this one
-	UsageHeader []string       // Content-Usage header field lines, raw
-	UsageRobots []string       // robots.txt Content-Usage expressions that applied, raw
-	Usage       []string       // combined preferences per category, e.g. ["train-ai=n", "search=y"]
-	Outlinks    []string       // absolute URLs found in the payload
-
-	// Provenance, "" when it does not apply (the metadata record then has no such field).
-	RequisiteOf    string // a page requisite: the URL of the page (or stylesheet) that embeds it
-	RequisiteOfID  string // the capture id of that page, when it was sealed
-	Sitemap        string // a page listed in a sitemap: the sitemap's URL
-	SitemapLastmod string // that sitemap's lastmod for the page, as written
-	EmbargoSource  string // what set Period when response headers may: "robots.txt" or "header"
-}
-
 // SourceRequisite is the EmbargoSource of a requisite withheld for the page that embeds it: its
 // release time is that page's, later than its own, and it gets no tombstone (docs/rules.md#d27).
-// Seal sets it; a Capture does not.
+// The repository's Seal sets it; a capture as fetched does not.
 const SourceRequisite = "requisite"
 
 // Location is where one record's gzip member lies: a file name (relative to its repository

@@ -1,4 +1,4 @@
-package store
+package index
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/internal/oneline"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 )
@@ -47,17 +48,13 @@ var (
 type Index struct {
 	path    string
 	timeout time.Duration
-	noSync  bool // commits are not synced (Options.BulkLoad); sync makes them durable
+	noSync  bool // commits are not synced (SetNoSync); Sync makes them durable
 }
 
-// OpenIndex prepares the index at path, creating it (and its directory) when absent and checking its
-// schema; an index of schema 1 is upgraded in place first (upgrade.go), logged on slog.Default. A
-// lock held elsewhere for longer than timeout gives an error wrapping lockfile.ErrBusy.
-func OpenIndex(path string, timeout time.Duration) (*Index, error) {
-	return openIndex(path, timeout, slog.Default())
-}
-
-func openIndex(path string, timeout time.Duration, log *slog.Logger) (*Index, error) {
+// Open prepares the index at path, creating it (and its directory) when absent and checking its
+// schema; an index of schema 1 is upgraded in place first (upgrade.go), logged on log. A lock
+// held elsewhere for longer than timeout gives an error wrapping lockfile.ErrBusy.
+func Open(path string, timeout time.Duration, log *slog.Logger) (*Index, error) {
 	if timeout <= 0 {
 		timeout = lockfile.DefaultTimeout
 	}
@@ -161,7 +158,7 @@ type DamagedIndexError struct {
 
 func (e *DamagedIndexError) Error() string {
 	return fmt.Sprintf("%s is damaged (%s): rebuild it from the sealed WARC files with archivectl verify --reindex, "+
-		"which moves the damaged file aside and restores release states from public/", e.Path, oneLine(e.Err))
+		"which moves the damaged file aside and restores release states from public/", e.Path, oneline.Of(e.Err))
 }
 
 func (e *DamagedIndexError) Unwrap() error { return e.Err }
@@ -293,8 +290,15 @@ func (ix *Index) run(readOnly bool, fn func(*bolt.Tx) error) error {
 // update runs fn in one read-write transaction of a freshly opened index.
 func (ix *Index) update(fn func(*bolt.Tx) error) error { return ix.run(false, fn) }
 
-// sync makes every commit made so far durable (they are not, with noSync).
-func (ix *Index) sync() error {
+// SetNoSync leaves the commits from now on unsynced (a bulk load, the repository's
+// Options.BulkLoad) or, false, syncs each again; Sync makes the unsynced ones durable.
+func (ix *Index) SetNoSync(noSync bool) { ix.noSync = noSync }
+
+// Durable reports whether each commit is synced as it is made (SetNoSync).
+func (ix *Index) Durable() bool { return !ix.noSync }
+
+// Sync makes every commit made so far durable (they are not, after SetNoSync).
+func (ix *Index) Sync() error {
 	f, err := os.Open(ix.path)
 	if err != nil {
 		return fmt.Errorf("sync index: %w", err)
