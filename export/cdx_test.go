@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 )
 
 // cdxjSpecKeys are the keys the CDXJ specification (specs.webrecorder.net/cdxj/0.1.0) requires
@@ -102,8 +103,8 @@ func TestWriteCDX(t *testing.T) {
 		loc := a.members[id][1]
 		switch b["url"] {
 		case "http://example.com/again":
-			if b["mime"] != RevisitMime || b["digest"] != sha1Of(bodies["http://example.com/"]) {
-				t.Errorf("revisit: mime %q digest %q; want %q and its original's SHA-1", b["mime"], b["digest"], RevisitMime)
+			if b["mime"] != public.RevisitMime || b["digest"] != sha1Of(bodies["http://example.com/"]) {
+				t.Errorf("revisit: mime %q digest %q; want %q and its original's SHA-1", b["mime"], b["digest"], public.RevisitMime)
 			}
 		default:
 			if b["digest"] != sha1Of(bodies[b["url"]]) {
