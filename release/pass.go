@@ -128,7 +128,7 @@ type pass struct {
 	serial  map[string]int // next serial per file prefix
 	sealed  *sealedFiles
 	index   *pubindex.Set   // the public index as of the last commit, open
-	rules   *accessRules    // public/access/embargo.aclj, read at the first commit
+	rules   *accessRules    // pywb's view of what is under embargo (public/access/, public/embargoed/), read at the first commit
 	checks  *checks         // the checks of the sealed records of the batch being released
 	damaged map[string]bool // captures held back: a sealed record is damaged
 }

@@ -29,7 +29,7 @@ func (r *Releaser) recover(ix *store.Index) error {
 
 // prepareDirs creates public/ (world-readable) and an empty release-tmp/.
 func prepareDirs(dataDir string) error {
-	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir)} {
+	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir), layout.Embargoed(dataDir)} {
 		if err := os.MkdirAll(d, publicDirMode); err != nil {
 			return err
 		}
