@@ -14,9 +14,9 @@ import (
 //
 // pywb reads every *.cdxj of a directory named in its index_group and every *.aclj of a
 // directory named in its acl_paths. A day whose last capture is released is left empty by the
-// commit that releases it and removed by a later pass. Archives of earlier versions have the one
-// file public/access/embargo.aclj instead; the first pass of this version writes the days and
-// removes it.
+// commit that releases it and removed by the next pass that commits. Archives of earlier versions
+// have the one file public/access/embargo.aclj instead; the first pass of this version writes the
+// days and empties it (a later one removes it).
 const (
 	EmbargoedPrefix = "embargoed" // file name prefix of a day's tombstone lines
 	AccessPrefix    = "embargo"   // file name prefix of a day's access rules

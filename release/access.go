@@ -39,6 +39,7 @@ type accessRules struct {
 	rebuild bool                  // days hold every capture under embargo: every day file is written anew (others emptied)
 	legacy  bool                  // a non-empty access/embargo.aclj (earlier versions) is there: the next write empties it
 	changed bool                  // since the files were last written
+	swept   bool                  // the days left empty by earlier commits are removed (sweepDays)
 	err     error                 // note's first error, write's to return
 	log     *slog.Logger
 }
@@ -76,19 +77,14 @@ func embargoedDayName(day string) string {
 // errFound stops a scan at its first entry.
 var errFound = errors.New("found")
 
-// access returns the pass's rules, the first time removing the day files earlier commits left
-// empty (and an emptied embargo.aclj) and deciding whether the whole set must be rebuilt from the
-// index: when access/embargo.aclj of an earlier version holds rules, or when either directory
-// holds no day file while a capture is tombstoned.
+// access returns the pass's rules, the first time deciding whether the whole set must be rebuilt
+// from the index: when access/embargo.aclj of an earlier version holds rules, or when either
+// directory holds no day file with lines while a capture is tombstoned.
 func (p *pass) access() (*accessRules, error) {
 	if p.rules != nil {
 		return p.rules, nil
 	}
 	a := &accessRules{ix: p.ix, days: map[string]*dayChange{}, log: p.r.opt.Logger}
-	days, err := sweepDays(p.r.dir)
-	if err != nil {
-		return nil, err
-	}
 	fi, err := os.Stat(layout.EmbargoACL(p.r.dir))
 	switch {
 	case err == nil && fi.Size() > 0:
@@ -97,10 +93,22 @@ func (p *pass) access() (*accessRules, error) {
 		return nil, err
 	}
 	rebuild := a.legacy
-	if !rebuild && (len(days[layout.AccessDir]) == 0 || len(days[layout.EmbargoedDir]) == 0) {
-		err := p.ix.Tombstoned(func(store.Entry) error { return errFound })
-		if rebuild = errors.Is(err, errFound); !rebuild && err != nil {
-			return nil, fmt.Errorf("access rules: %w", err)
+	for _, d := range []struct{ dir, prefix, ext string }{
+		{layout.AccessDir, public.AccessPrefix, public.ACLExt},
+		{layout.EmbargoedDir, public.EmbargoedPrefix, public.CDXJExt},
+	} {
+		if rebuild {
+			break
+		}
+		days, err := dayFiles(p.r.dir, d.dir, d.prefix, d.ext)
+		if err != nil {
+			return nil, err
+		}
+		if len(days) == 0 {
+			err := p.ix.Tombstoned(func(store.Entry) error { return errFound })
+			if rebuild = errors.Is(err, errFound); !rebuild && err != nil {
+				return nil, fmt.Errorf("access rules: %w", err)
+			}
 		}
 	}
 	if rebuild {
@@ -129,7 +137,9 @@ func fromIndex(ix *store.Index, day string) (map[string]*dayChange, error) {
 // sweepDays removes the empty day files of public/access/ and public/embargoed/ (a commit leaves a
 // day empty when it releases the day's last capture) and an empty access/embargo.aclj, and
 // returns the days left, by directory. An empty file and no file mean the same to pywb, so the
-// removals need no commit.
+// removals need no commit; write makes them, once a pass, only when it is about to commit (a pass
+// that publishes nothing changes nothing but state.json, and a second pass at the same now
+// nothing at all).
 func sweepDays(dataDir string) (map[string][]string, error) {
 	left := map[string][]string{}
 	for _, d := range []struct{ dir, prefix, ext string }{
@@ -238,12 +248,15 @@ func (a *accessRules) write(dataDir string) ([]journalFile, error) {
 		return nil, nil
 	}
 	days := slices.Collect(maps.Keys(a.days))
-	if a.rebuild {
+	if !a.swept || a.rebuild {
 		old, err := sweepDays(dataDir)
 		if err != nil {
 			return nil, err
 		}
-		days = append(append(days, old[layout.AccessDir]...), old[layout.EmbargoedDir]...)
+		a.swept = true
+		if a.rebuild {
+			days = append(append(days, old[layout.AccessDir]...), old[layout.EmbargoedDir]...)
+		}
 	}
 	slices.Sort(days)
 	days = slices.Compact(days)
