@@ -36,7 +36,7 @@ import (
 type accessRules struct {
 	ix      *store.Index
 	days    map[string]*dayChange // what the marks noted since the files were written, by release day
-	rebuild bool                  // days hold every capture under embargo: every day file is written anew (others emptied)
+	rebuild bool                  // every day file is written anew from the index (others emptied), days applied
 	legacy  bool                  // a non-empty access/embargo.aclj (earlier versions) is there: the next write empties it
 	changed bool                  // since the files were last written
 	swept   bool                  // the days left empty by earlier commits are removed (sweepDays)
@@ -111,27 +111,44 @@ func (p *pass) access() (*accessRules, error) {
 			}
 		}
 	}
-	if rebuild {
-		if a.days, err = fromIndex(p.ix, ""); err != nil {
-			return nil, fmt.Errorf("access rules: %w", err)
-		}
-		a.rebuild, a.changed = true, true
-	}
+	a.rebuild, a.changed = rebuild, rebuild
 	p.rules = a
 	return a, nil
 }
 
-// fromIndex is every tombstoned capture of the index as day changes (of day alone, when not ""):
-// what the day files hold, written from nothing.
-func fromIndex(ix *store.Index, day string) (map[string]*dayChange, error) {
-	days := map[string]*dayChange{}
-	err := ix.Tombstoned(func(e store.Entry) error {
-		if day != "" && public.ReleaseDay(e.ReleaseAt) != day {
+// fromIndex calls fn for each release day with a tombstoned capture in the index, in order, with
+// that day's captures as day changes (what its files hold, written from nothing); only day's, when
+// not "". The index yields captures in release order, so one day is held at a time.
+func fromIndex(ix *store.Index, day string, fn func(day string, c *dayChange) error) error {
+	cur, days := "", map[string]*dayChange{}
+	flush := func() error {
+		if cur == "" {
 			return nil
+		}
+		err := fn(cur, days[cur])
+		days = map[string]*dayChange{}
+		return err
+	}
+	err := ix.Due(farFuture, func(e store.Entry) error {
+		if e.State != store.Tombstoned {
+			return nil
+		}
+		d := public.ReleaseDay(e.ReleaseAt)
+		if day != "" && d != day {
+			return nil
+		}
+		if d != cur {
+			if err := flush(); err != nil {
+				return err
+			}
+			cur = d
 		}
 		return addTo(days, e, e.Public)
 	})
-	return days, err
+	if err != nil {
+		return fmt.Errorf("access rules: %w", err)
+	}
+	return flush()
 }
 
 // sweepDays removes the empty day files of public/access/ and public/embargoed/ (a commit leaves a
@@ -247,30 +264,48 @@ func (a *accessRules) write(dataDir string) ([]journalFile, error) {
 	if !a.changed {
 		return nil, nil
 	}
-	days := slices.Collect(maps.Keys(a.days))
+	var old map[string][]string
 	if !a.swept || a.rebuild {
-		old, err := sweepDays(dataDir)
-		if err != nil {
+		var err error
+		if old, err = sweepDays(dataDir); err != nil {
 			return nil, err
 		}
 		a.swept = true
-		if a.rebuild {
-			days = append(append(days, old[layout.AccessDir]...), old[layout.EmbargoedDir]...)
-		}
 	}
-	slices.Sort(days)
-	days = slices.Compact(days)
 	var files []journalFile
-	for _, day := range days {
-		c := a.days[day]
-		if c == nil {
-			c = newDayChange()
-		}
-		fs, err := a.writeDay(dataDir, day, c)
-		if err != nil {
+	written := map[string]bool{}
+	writeDay := func(day string, c *dayChange) error {
+		jf, err := a.writeDay(dataDir, day, c)
+		written[day] = true
+		files = append(files, jf...)
+		return err
+	}
+	if a.rebuild { // every day of the index, this commit's changes applied, one day at a time
+		if err := fromIndex(a.ix, "", func(day string, base *dayChange) error {
+			if c := a.days[day]; c != nil {
+				base = applyTo(base, c)
+			}
+			return writeDay(day, base)
+		}); err != nil {
 			return nil, err
 		}
-		files = append(files, fs...)
+	}
+	days := slices.Collect(maps.Keys(a.days))
+	if a.rebuild {
+		days = append(append(days, old[layout.AccessDir]...), old[layout.EmbargoedDir]...)
+	}
+	slices.Sort(days)
+	for _, day := range slices.Compact(days) {
+		if written[day] {
+			continue
+		}
+		c := a.days[day]
+		if c == nil || a.rebuild { // rebuilt: a day the index has no capture of, c applied to nothing
+			c = applyTo(nil, orEmpty(c))
+		}
+		if err := writeDay(day, c); err != nil {
+			return nil, err
+		}
 	}
 	if a.legacy {
 		if err := writeFile(filepath.Join(layout.ReleaseTmp(dataDir), layout.EmbargoACLFile), nil); err != nil {
@@ -290,11 +325,11 @@ func (a *accessRules) writeDay(dataDir, day string, c *dayChange) ([]journalFile
 	err := a.mergeDay(dataDir, day, c, base)
 	if err != nil && base && !errors.Is(err, syscall.ENOSPC) {
 		a.log.Warn("rebuilding a damaged day of the access rules from the index", "day", day, "err", err)
-		full, ierr := fromIndex(a.ix, day)
-		if ierr != nil {
+		base := newDayChange()
+		if ierr := fromIndex(a.ix, day, func(_ string, d *dayChange) error { base = d; return nil }); ierr != nil {
 			return nil, ierr
 		}
-		err = a.mergeDay(dataDir, day, applyTo(full[day], c), false)
+		err = a.mergeDay(dataDir, day, applyTo(base, c), false)
 	}
 	if err != nil {
 		return nil, err
@@ -303,6 +338,14 @@ func (a *accessRules) writeDay(dataDir, day string, c *dayChange) ([]journalFile
 		{Tmp: layout.ReleaseTmpDir + "/" + aclDayName(day), Public: layout.AccessDir + "/" + aclDayName(day)},
 		{Tmp: layout.ReleaseTmpDir + "/" + embargoedDayName(day), Public: layout.EmbargoedDir + "/" + embargoedDayName(day)},
 	}, nil
+}
+
+// orEmpty is c, or no change.
+func orEmpty(c *dayChange) *dayChange {
+	if c == nil {
+		return newDayChange()
+	}
+	return c
 }
 
 // applyTo is base (nil: nothing) with c's changes applied.

@@ -353,7 +353,33 @@ func TestEmbargoDaysUpgrade(t *testing.T) {
 	now := t0.Add(time.Hour)
 	mustPass(t, r, now)
 	want := dayBytes(t, a.dir)
-	// As an earlier version left it: no days, one file of every rule.
+	toEarlierVersion(t, a)
+	mustVerify(t, a.dir)
+	mustPass(t, r, now)
+	if got := dayBytes(t, a.dir); !maps.Equal(got, want) {
+		t.Errorf("the days written on the upgrade differ:\n%v\nwant\n%v", got, want)
+	}
+	if b, err := os.ReadFile(layout.EmbargoACL(a.dir)); err != nil || len(b) != 0 {
+		t.Errorf("embargo.aclj after the upgrade: %q, %v; want it empty", b, err)
+	}
+	mustVerify(t, a.dir)
+	mustPass(t, r, now.Add(time.Hour))
+	if b, err := os.ReadFile(layout.EmbargoACL(a.dir)); err != nil || len(b) != 0 {
+		t.Errorf("embargo.aclj after a pass that published nothing: %q, %v; want it as it was, empty", b, err)
+	}
+	if s := mustPass(t, r, t0.Add(8*24*time.Hour+time.Hour)); s.Released == 0 {
+		t.Fatalf("nothing released on day 8: %+v", s)
+	}
+	if _, err := os.Stat(layout.EmbargoACL(a.dir)); !os.IsNotExist(err) {
+		t.Errorf("embargo.aclj is still there after a pass that published: %v", err)
+	}
+	mustVerify(t, a.dir)
+}
+
+// toEarlierVersion makes a's public/ as an earlier version left it: no days, one
+// access/embargo.aclj of every rule.
+func toEarlierVersion(t *testing.T, a *archive) {
+	t.Helper()
 	rules := embargoRules(t, a.dir)
 	var list []public.EmbargoRule
 	for k, n := range rules {
@@ -374,24 +400,32 @@ func TestEmbargoDaysUpgrade(t *testing.T) {
 		os.Remove(p)
 	}
 	os.WriteFile(layout.EmbargoACL(a.dir), old, 0o644)
-	mustVerify(t, a.dir)
+}
+
+// TestEmbargoDaysUpgradeWithRelease: the first pass over an archive of an earlier version that
+// also releases and tombstones writes, in its first commit, the days rebuilt from the index with
+// that commit's changes applied: the rules a pass of this version would have left.
+func TestEmbargoDaysUpgradeWithRelease(t *testing.T) {
+	t.Parallel()
+	a, twin := buildArchive(t, t.TempDir(), 24), buildArchive(t, t.TempDir(), 24)
+	r, rt := newTestReleaser(a.dir), newTestReleaser(twin.dir)
+	now := t0.Add(time.Hour)
 	mustPass(t, r, now)
-	if got := dayBytes(t, a.dir); !maps.Equal(got, want) {
-		t.Errorf("the days written on the upgrade differ:\n%v\nwant\n%v", got, want)
+	mustPass(t, rt, now)
+	toEarlierVersion(t, a)
+	later := t0.Add(8*24*time.Hour + time.Hour)
+	if s := mustPass(t, r, later); s.Released == 0 {
+		t.Fatalf("nothing released on day 8: %+v", s)
+	}
+	mustPass(t, rt, later)
+	for _, p := range dayFileNames(t, layout.Access(twin.dir)) {
+		want, _ := os.ReadFile(p)
+		if got, _ := os.ReadFile(filepath.Join(layout.Access(a.dir), filepath.Base(p))); !bytes.Equal(got, want) {
+			t.Errorf("after the upgrade, %s is\n%s\nwant\n%s", filepath.Base(p), got, want)
+		}
 	}
 	if b, err := os.ReadFile(layout.EmbargoACL(a.dir)); err != nil || len(b) != 0 {
 		t.Errorf("embargo.aclj after the upgrade: %q, %v; want it empty", b, err)
-	}
-	mustVerify(t, a.dir)
-	mustPass(t, r, now.Add(time.Hour))
-	if b, err := os.ReadFile(layout.EmbargoACL(a.dir)); err != nil || len(b) != 0 {
-		t.Errorf("embargo.aclj after a pass that published nothing: %q, %v; want it as it was, empty", b, err)
-	}
-	if s := mustPass(t, r, t0.Add(8*24*time.Hour+time.Hour)); s.Released == 0 {
-		t.Fatalf("nothing released on day 8: %+v", s)
-	}
-	if _, err := os.Stat(layout.EmbargoACL(a.dir)); !os.IsNotExist(err) {
-		t.Errorf("embargo.aclj is still there after a pass that published: %v", err)
 	}
 	mustVerify(t, a.dir)
 }
