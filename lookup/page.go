@@ -92,6 +92,10 @@ type pageCapture struct {
 	Usage                                                     []usageLine
 	RawUsage                                                  []string
 	RecordLink, PayloadLink                                   string
+	ReplayLink                                                string // the page in ReplayWeb.page; "" when not a page or replay is off
+	Withheld                                                  string // the requisites still under embargo, in words; "" when none
+	WithheldISO                                               string // the latest release time among them, for <time datetime>
+	WithheldUntil                                             string
 }
 
 // handlePage answers GET /: the search box; then the captures of ?url= (state, release date and
@@ -157,11 +161,16 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 				d.Shorter = shorter(q.raw)
 			}
 			names, passes := anchors(cs), s.passes(ix)
+			replays := 0
 			for i := range cs {
 				c := &cs[i]
 				p := toPage(c, now)
 				p.Anchor = names[i]
 				passes.fill(&p, c)
+				if c.released && isHTML(c.mime) && s.opt.ReplayURL != ReplayOff && replays < maxReplayCards {
+					replays++
+					s.replayLinks(r, ix, q.key, c, &p)
+				}
 				d.Captures = append(d.Captures, p)
 				if !c.released {
 					mark[time.Unix(0, c.releaseAt).UTC().Truncate(24*time.Hour)] = true

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
 )
@@ -68,6 +69,7 @@ type ServeConfig struct {
 	Listen       string `yaml:"listen"`
 	Check        string `yaml:"check"`         // the publisher self-check at /check: on, paste (no fetches) or off
 	CheckPrivate bool   `yaml:"check_private"` // the self-check may fetch robots.txt from loopback and private addresses
+	ReplayURL    string `yaml:"replay_url"`    // the ReplayWeb.page instance "Open as page" uses; "off": no such links
 }
 
 // version is archivectl's version, sent in the User-Agent.
@@ -94,7 +96,7 @@ func defaultConfig() Config {
 		Contact: defaultContact,
 		Store:   StoreConfig{MaxFileSize: store.DefaultMaxFileSize, Digest: store.DefaultDigest},
 		Release: ReleaseConfig{ShardSize: release.DefaultShardSize},
-		Serve:   ServeConfig{Listen: defaultListen, Check: "on"},
+		Serve:   ServeConfig{Listen: defaultListen, Check: "on", ReplayURL: lookup.DefaultReplayURL},
 	}
 	d := crawler.Defaults()
 	for _, s := range crawlSettings(&c.Crawl, &d) {
