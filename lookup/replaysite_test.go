@@ -20,19 +20,19 @@ import (
 )
 
 // replaySite is a public side made by a real crawl of two loopback origins and a real release
-// pass: a's home page (no embargo) embeds its stylesheet (which embeds a background image), its
-// logo, and a photo from b, whose robots.txt embargoes everything for a month; it links to a's
-// about page. After the pass the page, stylesheet, logo and background are released and the
-// photo is a tombstone, under embargo until a month after its capture.
+// pass right after it: a's home page (no embargo) embeds its stylesheet (which embeds a
+// background image), its logo, and a photo from b, whose robots.txt embargoes everything for a
+// month; it links to a's about page. After the pass the page, stylesheet, logo and background
+// are released and the photo is a tombstone, under embargo until a month after its capture. The
+// origins are closed once crawled.
 type replaySite struct {
-	public           string // the public directory
-	home, about      string // a's pages
-	photo            string // b's photo, under embargo
-	logo, bg, sheet  string // a's resources
-	photoPNG         []byte // the photo's payload: never in a package
-	pass             time.Time
-	logoW, logoH     int
-	photoReleaseDate string // the photo's release time, as a card says it
+	public          string // the public directory
+	home, about     string // a's pages
+	photo           string // b's photo, under embargo
+	logo, bg, sheet string // a's resources
+	photoPNG        []byte // the photo's payload: never in a package
+	pass            time.Time
+	logoW, logoH    int
 }
 
 // pngOf is a w×h PNG of one colour.
@@ -64,7 +64,7 @@ func staticSite(files map[string][2]string) http.Handler {
 	})
 }
 
-// newReplaySite crawls the two origins into a data directory and releases it an hour later.
+// newReplaySite crawls the two origins into a data directory and releases it.
 func newReplaySite(t *testing.T) *replaySite {
 	t.Helper()
 	rs := &replaySite{logoW: 64, logoH: 40}
@@ -117,7 +117,9 @@ func newReplaySite(t *testing.T) *replaySite {
 	if err != nil {
 		t.Fatalf("crawl: %v (%+v)", err, sum)
 	}
-	rs.pass = time.Now().UTC().Add(time.Hour).Truncate(time.Second)
+	a.Close() // gone: what replays comes from the archive, not from the live origins
+	b.Close()
+	rs.pass = time.Now().UTC() // a pass by the clock: not ahead of it, and every capture made before it
 	if _, err := release.New(data, release.Options{Logger: discard}).Pass(context.Background(), rs.pass); err != nil {
 		t.Fatal(err)
 	}
