@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -187,5 +188,50 @@ func TestReadFacts(t *testing.T) {
 	c.Response.Offset = c.Members[0].Offset
 	if _, err := ReadFacts(a.fsys, &c); !errors.Is(err, ErrNoFacts) {
 		t.Errorf("ReadFacts after the request: %v, want ErrNoFacts", err)
+	}
+}
+
+// FuzzParseFacts: any metadata block parses or is an error, never a panic, and what parses
+// keeps its outlinks as written.
+func FuzzParseFacts(f *testing.F) {
+	f.Add("application/warc-fields", "format: archivectl-capture-facts/2\r\noutlink: http://a.example/\r\n")
+	f.Add("application/warc-fields", "format: archivectl-capture-facts/2\r\noutlink: =?utf-8?b?aHR0cDovL2Euc\r\n ?=\r\n")
+	f.Add("application/json", `{"format":"archivectl-capture-facts/1","outlinks":["x"]}`)
+	f.Add("application/json", `{"format":1}`)
+	f.Fuzz(func(t *testing.T, ctype, block string) {
+		facts, err := parseFacts(ctype, []byte(block))
+		if err != nil {
+			return
+		}
+		for _, u := range facts.Outlinks {
+			if !strings.Contains(block, u) && !strings.Contains(block, "=?") && !strings.Contains(block, `\`) {
+				t.Errorf("outlink %q is not in the block %q", u, block)
+			}
+		}
+	})
+}
+
+// TestPackageHoldsNoPayload lays out the package of a page whose record is over 6 MiB: the package
+// keeps its zip headers, index, pages and datapackage.json, a few KiB, and refers to the record.
+func TestPackageHoldsNoPayload(t *testing.T) {
+	t.Parallel()
+	noise := make([]byte, 6<<20)
+	rand.NewChaCha8([32]byte{3, 4}).Read(noise)
+	big := "<title>Big</title>" + base64.StdEncoding.EncodeToString(noise) // 8 MiB that gzip cannot shrink much
+	a := buildPublic(t, []fix{{url: "http://example.com/big", status: 200, mime: "text/html", body: big}})
+	sel, err := Select(context.Background(), a.fsys, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PageWACZ(context.Background(), a.fsys, sel.Kept[0], nil, 0, WACZOptions{Created: created})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := 0
+	for _, s := range p.segs {
+		own += len(s.data)
+	}
+	if own > 16<<10 || p.Size() < 6<<20 {
+		t.Errorf("a package of %d bytes holds %d of its own; want the record referred to, not held", p.Size(), own)
 	}
 }

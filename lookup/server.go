@@ -100,7 +100,7 @@ func Open(dir string, opt Options) (*Server, error) {
 // New returns a Server over the public directory fsys, with its index loaded.
 func New(fsys fs.FS, opt Options) (*Server, error) {
 	if err := CheckReplayURL(opt.ReplayURL); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("replay URL %q: %w", opt.ReplayURL, err)
 	}
 	s := &Server{fsys: fsys, opt: opt, log: opt.Logger, now: opt.Now, maxVerified: maxVerified}
 	if s.log == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,7 +224,7 @@ const maxPageCache = 64
 
 // entry returns the cache entry of capture c, made and filled by fill on first use.
 func (pc *pageCache) entry(gen int64, c *capture, fill func(*pageEntry)) *pageEntry {
-	k := strconv.FormatInt(gen, 10) + " " + c.file + " " + strconv.FormatInt(c.offset, 10)
+	k := pageKey(gen, c)
 	pc.mu.Lock()
 	e, ok := pc.items[k]
 	if !ok {
@@ -243,11 +244,28 @@ func (pc *pageCache) entry(gen int64, c *capture, fill func(*pageEntry)) *pageEn
 	return e
 }
 
+// drop forgets the entry of capture c (one that failed: the next request tries again).
+func (pc *pageCache) drop(gen int64, c *capture) {
+	k := pageKey(gen, c)
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	delete(pc.items, k)
+	pc.order = slices.DeleteFunc(pc.order, func(o string) bool { return o == k })
+}
+
+// pageKey is the cache key of capture c in index generation gen.
+func pageKey(gen int64, c *capture) string {
+	return strconv.FormatInt(gen, 10) + " " + c.file + " " + strconv.FormatInt(c.offset, 10)
+}
+
 // pageSetOf is the cached pageSet of the released capture c.
 func (s *Server) pageSetOf(ctx context.Context, ix *index, key string, c *capture) (*pageEntry, error) {
 	e := s.pages.entry(ix.generation, c, func(e *pageEntry) {
 		e.set, e.err = s.pageSet(context.WithoutCancel(ctx), ix, key, c)
 	})
+	if e.err != nil {
+		s.pages.drop(ix.generation, c)
+	}
 	return e, e.err
 }
 
@@ -293,6 +311,9 @@ func (s *Server) handleWACZ(w http.ResponseWriter, r *http.Request) {
 		}
 		err = e.perr
 		e.pmu.Unlock()
+		if err != nil {
+			s.pages.drop(ix.generation, c)
+		}
 	}
 	if err != nil {
 		s.log.Error("page package not built", "url", c.url(), "file", c.file, "offset", c.offset, "err", err)
@@ -354,7 +375,7 @@ func CheckReplayURL(s string) error {
 	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
-		return fmt.Errorf("replay URL %q is not an absolute http(s) URL of a ReplayWeb.page instance (or %q)", s, ReplayOff)
+		return errors.New("not an absolute http(s) URL of a ReplayWeb.page instance, nor " + ReplayOff)
 	}
 	return nil
 }
