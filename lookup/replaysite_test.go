@@ -36,7 +36,7 @@ type replaySite struct {
 }
 
 // pngOf is a w×h PNG of one colour.
-func pngOf(t *testing.T, w, h int, c color.RGBA) []byte {
+func pngOf(t testing.TB, w, h int, c color.RGBA) []byte {
 	t.Helper()
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
@@ -65,7 +65,11 @@ func staticSite(files map[string][2]string) http.Handler {
 }
 
 // newReplaySite crawls the two origins into a data directory and releases it.
-func newReplaySite(t *testing.T) *replaySite {
+func newReplaySite(t testing.TB) *replaySite { return crawlReplaySite(t, 1) }
+
+// crawlReplaySite is newReplaySite with the site crawled n times before the pass: a crawl after
+// the first finds the same payloads, so each of its captures is a revisit.
+func crawlReplaySite(t testing.TB, crawls int) *replaySite {
 	t.Helper()
 	rs := &replaySite{logoW: 64, logoH: 40}
 	rs.photoPNG = pngOf(t, 37, 23, color.RGBA{200, 30, 30, 255})
@@ -97,25 +101,27 @@ func newReplaySite(t *testing.T) *replaySite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := crawler.Defaults()
-	cfg.DataDir, cfg.Seeds, cfg.Delay, cfg.Log = data, seeds, 0, discard
-	cr, err := crawler.Open(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(data, store.Options{Logger: discard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := cr.Run(context.Background(), crawler.StoreArchive(st))
-	if cerr := cr.Close(); err == nil {
-		err = cerr
-	}
-	if cerr := st.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatalf("crawl: %v (%+v)", err, sum)
+	for range crawls {
+		cfg := crawler.Defaults()
+		cfg.DataDir, cfg.Seeds, cfg.Delay, cfg.Log = data, seeds, 0, discard
+		cr, err := crawler.Open(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.Open(data, store.Options{Logger: discard})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := cr.Run(context.Background(), crawler.StoreArchive(st))
+		if cerr := cr.Close(); err == nil {
+			err = cerr
+		}
+		if cerr := st.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatalf("crawl: %v (%+v)", err, sum)
+		}
 	}
 	a.Close() // gone: what replays comes from the archive, not from the live origins
 	b.Close()

@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -22,12 +26,13 @@ import (
 // pageWACZ is a page's package read back: its index lines, its WARC files' bytes, pages.jsonl and
 // datapackage.json.
 type pageWACZ struct {
-	index    []map[string]string
-	warcs    map[string][]byte
-	pages    []map[string]any
-	dp       map[string]any
-	raw      []byte
-	contains func(b []byte) bool // whether any archive/ file holds b once ungzipped
+	index      []map[string]string
+	indexLines []string
+	warcs      map[string][]byte
+	pages      []map[string]any
+	dp         map[string]any
+	raw        []byte
+	contains   func(b []byte) bool // whether any archive/ file holds b once ungzipped
 }
 
 func readPageWACZ(t *testing.T, b []byte) *pageWACZ {
@@ -60,7 +65,7 @@ func readPageWACZ(t *testing.T, b []byte) *pageWACZ {
 				if err := json.Unmarshal([]byte(js), &m); err != nil {
 					t.Fatalf("index line %q: %v", line, err)
 				}
-				p.index = append(p.index, m)
+				p.index, p.indexLines = append(p.index, m), append(p.indexLines, line)
 			}
 		case f.Name == "pages/pages.jsonl":
 			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
@@ -287,4 +292,122 @@ func gunzipAll(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// BenchmarkPageWACZ measures a page's package over the crawled site: laid out afresh (the page's
+// metadata record, its outlinks looked up, its records read once for their CRC and SHA-256), and
+// a range of one laid out already, as the later requests of a replay are.
+func BenchmarkPageWACZ(b *testing.B) {
+	rs := newReplaySite(b)
+	s, err := Open(rs.public, Options{Logger: discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	target := "/api/v1/wacz?url=" + url.QueryEscape(rs.home)
+	b.Run("laid out", func(b *testing.B) {
+		for b.Loop() {
+			s.pages = pageCache{}
+			if w := httptestDo(s, http.MethodGet, target); w.Code != http.StatusOK {
+				b.Fatal(w.Code)
+			}
+		}
+	})
+	b.Run("cached range", func(b *testing.B) {
+		for b.Loop() {
+			req := httptest.NewRequest(http.MethodGet, target, nil)
+			req.Header.Set("Range", "bytes=-4096")
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, req)
+			if w.Code != http.StatusPartialContent {
+				b.Fatal(w.Code)
+			}
+		}
+	})
+}
+
+// TestPageWACZRevisits packs the second crawl of the site, where the page and each of its
+// resources is a revisit: the package holds every revisit with its original, and wabac.js (the
+// engine of ReplayWeb.page, test/replay/replay.mjs) replays each of them from it at the revisit's
+// time with the original payload.
+func TestPageWACZRevisits(t *testing.T) {
+	t.Parallel()
+	rs := crawlReplaySite(t, 2)
+	s := rs.server(t, Options{})
+	rec := get(t, s, "/api/v1/wacz?url="+url.QueryEscape(rs.home))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	p := readPageWACZ(t, rec.Body.Bytes())
+	revisits := map[string]map[string]string{} // url → its revisit line
+	originals := map[string]string{}           // url → the digest of its original's line
+	for _, l := range p.index {
+		if l["mime"] == "warc/revisit" {
+			revisits[l["url"]] = l
+		} else {
+			originals[l["url"]] = l["digest"]
+		}
+	}
+	for _, u := range []string{rs.home, rs.sheet, rs.logo, rs.bg} {
+		if revisits[u] == nil || originals[u] == "" || revisits[u]["digest"] != originals[u] {
+			t.Errorf("%s: revisit %v, original's digest %q: want both, the same payload", u, revisits[u], originals[u])
+		}
+	}
+	if len(p.index) != 8 || len(p.pages) != 1 || p.dp["archivectl"].(map[string]any)["page"].(map[string]any)["embargoed_requisites"] != 1.0 {
+		t.Errorf("%d index lines, pages %v, %v; want 8 (4 revisits, 4 originals), the page, 1 under embargo", len(p.index), p.pages, p.dp["archivectl"])
+	}
+
+	engines := nodeDir(t, "ARCHIVECTL_REPLAY_NODE_DIR", "test/replay/install.sh", "the replay engines are not installed", "to replay the package in wabac.js")
+	dir := t.TempDir()
+	pkg, list := filepath.Join(dir, "page.wacz"), filepath.Join(dir, "urls.txt")
+	var want []string
+	var lines strings.Builder
+	for _, u := range []string{rs.home, rs.sheet, rs.logo, rs.bg} {
+		ts := strings.Fields(revisitKey(p, u))[0]
+		fmt.Fprintf(&lines, "%s %s\n", ts, u)
+		want = append(want, strings.TrimPrefix(originals[u], "sha256:"))
+	}
+	if err := os.WriteFile(pkg, rec.Body.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(list, []byte(lines.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", filepath.Join("..", "test", "replay", "replay.mjs"), pkg, list)
+	cmd.Env = append(os.Environ(), "ARCHIVECTL_REPLAY_NODE_DIR="+engines)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("replay.mjs: %v\n%s", err, stderr.String())
+	}
+	got := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("replay.mjs answered %d lines for %d requests:\n%s", len(got), len(want), out)
+	}
+	for i, line := range got {
+		var r struct {
+			URL      string `json:"url"`
+			Status   int    `json:"status"`
+			SHA256   string `json:"sha256"`
+			Archived bool   `json:"archived"`
+			TS       string `json:"ts"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !r.Archived || r.Status != 200 || r.SHA256 != want[i] {
+			t.Errorf("wabac.js replays %s as %+v; want the original's payload %s", r.URL, r, want[i])
+		}
+	}
+}
+
+// revisitKey is the key and timestamp of the package's index line of u's revisit.
+func revisitKey(p *pageWACZ, u string) string {
+	for _, l := range p.indexLines {
+		if strings.Contains(l, `"url":"`+u+`"`) && strings.Contains(l, `"mime":"warc/revisit"`) {
+			_, rest, _ := strings.Cut(l, " ")
+			return rest
+		}
+	}
+	return ""
 }
