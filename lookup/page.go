@@ -167,9 +167,9 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 				p := toPage(c, now)
 				p.Anchor = names[i]
 				passes.fill(&p, c)
-				if c.released && isHTML(c.mime) && s.opt.ReplayURL != ReplayOff && replays < maxReplayCards {
+				if c.released && isHTML(c.mime) && s.opt.ReplayURL != ReplayOff {
+					s.replayLinks(r, ix, q.key, c, &p, replays < maxReplayNotes)
 					replays++
-					s.replayLinks(r, ix, q.key, c, &p)
 				}
 				d.Captures = append(d.Captures, p)
 				if !c.released {

@@ -364,9 +364,10 @@ const (
 	ReplayOff        = "off"
 )
 
-// maxReplayCards bounds the captures of one card page that get "Open as page": each needs its
-// page's set of requisites found (cached), so a URL captured a thousand times costs no more.
-const maxReplayCards = 10
+// maxReplayNotes bounds the captures of one card page whose requisites under embargo are looked
+// for (the newest): each needs its page's set found (cached), so a URL captured a thousand times
+// costs no more. Every released page gets its "Open as page" link.
+const maxReplayNotes = 10
 
 // CheckReplayURL checks Options.ReplayURL: empty, "off", or an absolute http(s) URL.
 func CheckReplayURL(s string) error {
@@ -383,8 +384,8 @@ func CheckReplayURL(s string) error {
 // replayLinks gives the card of the released page c its "Open as page" link: the ReplayWeb.page
 // instance with the absolute URL of the page's package as its source, opened at the page
 // (?source=…#view=replay&url=…&ts=…, as ReplayWeb.page's own links are made); and says when
-// requisites of the page are still under embargo.
-func (s *Server) replayLinks(r *http.Request, ix *index, key string, c *capture, p *pageCapture) {
+// requisites of the page are still under embargo (when note is set).
+func (s *Server) replayLinks(r *http.Request, ix *index, key string, c *capture, p *pageCapture, note bool) {
 	base := s.opt.ReplayURL
 	if base == "" {
 		base = DefaultReplayURL
@@ -392,6 +393,9 @@ func (s *Server) replayLinks(r *http.Request, ix *index, key string, c *capture,
 	ts := time.Unix(0, c.time).UTC().Format("20060102150405")
 	p.ReplayLink = base + "?source=" + url.QueryEscape(baseURL(r)+waczLink(c)) +
 		"#view=replay&url=" + url.QueryEscape(c.url()) + "&ts=" + ts
+	if !note {
+		return
+	}
 	e, err := s.pageSetOf(r.Context(), ix, key, c)
 	if err != nil {
 		s.log.Warn("requisites of a page not found", "url", c.url(), "err", err)
