@@ -101,7 +101,10 @@ func crawlReplaySite(t testing.TB, crawls int) *replaySite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range crawls {
+	for i := range crawls {
+		if i > 0 {
+			time.Sleep(time.Second) // crawls apart: each resource's nearest capture is of its page's crawl
+		}
 		cfg := crawler.Defaults()
 		cfg.DataDir, cfg.Seeds, cfg.Delay, cfg.Log = data, seeds, 0, discard
 		cr, err := crawler.Open(cfg)

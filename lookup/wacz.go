@@ -42,7 +42,8 @@ type pageSet struct {
 // response in its shard) lists the URLs its payload refers to; each is looked up in the public
 // index and its capture nearest the page's in time taken, unless that is an HTML page (a linked
 // page, which has a package of its own): a released one is packed, with the original of a
-// revisit and, for a stylesheet, what it refers to in turn; a tombstone counts as a resource of
+// revisit and, for a stylesheet, what it refers to in turn (nearest the stylesheet's capture,
+// which the crawler fetched them after); a tombstone counts as a resource of
 // the page under embargo. The crawler fetches what a page embeds either as a page of the crawl's
 // scope or as a requisite (requisite_of, then only out of scope), and a tombstone does not say
 // which (docs/rules.md#d27), so the test is the resource's type, not how it was fetched: a linked
@@ -100,11 +101,12 @@ func (s *Server) pageSet(ctx context.Context, ix *index, key string, c *capture)
 		return ps, nil
 	}
 	looked := map[string]bool{c.url(): true}
-	type doc struct {
+	type doc struct { // a document whose outlinks are looked up
 		links []string
+		at    int64 // its capture time: its resources are those captured nearest it
 		depth int
 	}
-	queue := []doc{{facts.Outlinks, 0}}
+	queue := []doc{{facts.Outlinks, c.time, 0}}
 	var packed int64 // bytes of the records packed with the page
 	for len(queue) > 0 && len(looked) <= maxPageLinks && len(ps.needs) < maxPageNeeds {
 		d := queue[0]
@@ -125,7 +127,7 @@ func (s *Server) pageSet(ctx context.Context, ix *index, key string, c *capture)
 			if err != nil {
 				return nil, err
 			}
-			near := nearest(ls, c.time)
+			near := nearest(ls, d.at)
 			switch {
 			case near == nil || isHTML(near.Mime):
 			case near.State != public.StateReleased:
@@ -147,7 +149,7 @@ func (s *Server) pageSet(ctx context.Context, ix *index, key string, c *capture)
 					continue
 				}
 				if f, err := export.ReadFacts(s.fsys, &rc); err == nil && len(f.Outlinks) > 0 {
-					queue = append(queue, doc{f.Outlinks, d.depth + 1}) // what the stylesheet embeds
+					queue = append(queue, doc{f.Outlinks, rc.Captured.UnixNano(), d.depth + 1}) // what the stylesheet embeds
 				}
 			}
 		}

@@ -362,8 +362,11 @@ func TestPageWACZRevisits(t *testing.T) {
 	var want []string
 	var lines strings.Builder
 	for _, u := range []string{rs.home, rs.sheet, rs.logo, rs.bg} {
-		ts := strings.Fields(revisitKey(p, u))[0]
-		fmt.Fprintf(&lines, "%s %s\n", ts, u)
+		key := strings.Fields(revisitKey(p, u))
+		if len(key) == 0 {
+			t.Fatalf("the package has no revisit of %s", u)
+		}
+		fmt.Fprintf(&lines, "%s %s\n", key[0], u)
 		want = append(want, strings.TrimPrefix(originals[u], "sha256:"))
 	}
 	if err := os.WriteFile(pkg, rec.Body.Bytes(), 0o644); err != nil {
