@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -199,13 +200,21 @@ func newResource(path string, data []byte) resource {
 	return resource{Name: strings.ToLower(name), Path: path, Hash: "sha256:" + hex.EncodeToString(h[:]), Bytes: int64(len(data))}
 }
 
+// deflaters keeps flate writers at BestCompression for addDeflated.
+var deflaters = sync.Pool{New: func() any {
+	fw, err := flate.NewWriter(nil, flate.BestCompression)
+	if err != nil {
+		panic(err) // only for a level out of range
+	}
+	return fw
+}}
+
 // addDeflated adds a small file to the zip, compressed, with its CRC and sizes in its local header.
 func addDeflated(zw *zip.Writer, name string, data []byte, created time.Time) error {
 	var buf bytes.Buffer
-	fw, err := flate.NewWriter(&buf, flate.BestCompression)
-	if err != nil {
-		return fmt.Errorf("wacz: %s: %w", name, err)
-	}
+	fw := deflaters.Get().(*flate.Writer) // a writer is about 1 MiB: a page's package makes four
+	defer deflaters.Put(fw)
+	fw.Reset(&buf)
 	if _, err := fw.Write(data); err != nil {
 		return fmt.Errorf("wacz: %s: %w", name, err)
 	}
