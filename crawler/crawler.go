@@ -16,7 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/crawler/extract"
+	"github.com/archivectl/archivectl/crawler/robots/fetch"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/archivectl/archivectl/store"
@@ -94,7 +95,7 @@ type Crawl struct {
 	res          resumed // what openFrontier found
 	seeds        []string
 	fetch        *fetcher
-	robots       *robots.Cache
+	robots       *fetch.Cache
 	sealer       *sealer
 	sem          chan struct{}
 	scope        *scope
@@ -124,7 +125,7 @@ func Open(cfg Config) (*Crawl, error) {
 		return nil, errors.New("no seeds: the seeds file lists no URL")
 	}
 	for i, s := range seeds {
-		u, ok := canonical(s.URL)
+		u, ok := extract.Canonical(s.URL)
 		if !ok {
 			return nil, fmt.Errorf("seed %v: not an http(s) URL the crawler can fetch", s.URL)
 		}
@@ -175,7 +176,7 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 
 	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Timeout, c.now, c.cfg.Resolve)
 	defer c.fetch.close()
-	c.robots = robots.NewCache(c.robotsFetch, c.now, robots.CacheOptions{UnreachableAllowAfter: time.Duration(c.cfg.RobotsUnreachableDays) * 24 * time.Hour})
+	c.robots = fetch.NewCache(c.robotsFetch, c.now, fetch.CacheOptions{UnreachableAllowAfter: time.Duration(c.cfg.RobotsUnreachableDays) * 24 * time.Hour})
 	c.sealer = newSealer(a, c.fr, c.log)
 	go c.sealer.run()
 

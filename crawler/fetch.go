@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/archivectl/archivectl/crawler/extract"
 	"golang.org/x/net/http/httpguts"
 )
 
@@ -46,9 +47,9 @@ type fetcher struct {
 // resolve is dialled at the IP address it maps to, without a name lookup.
 func newFetcher(userAgent string, timeout time.Duration, now func() time.Time, resolve map[string]string) *fetcher {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	ascii := make(map[string]string, len(resolve)) // keyed as the transport dials: asciiHost
+	ascii := make(map[string]string, len(resolve)) // keyed as the transport dials: extract.ASCIIHost
 	for h, ip := range resolve {
-		if a, ok := asciiHost(h); ok {
+		if a, ok := extract.ASCIIHost(h); ok {
 			ascii[a] = ip
 		}
 	}

@@ -2,8 +2,11 @@ package crawler
 
 import (
 	"io"
+	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/archivectl/archivectl/crawler/extract"
 )
 
 // Bounds of page requisites: requisites kept per page or stylesheet (the rest are logged and
@@ -22,13 +25,13 @@ func (c *Crawl) follow(u *url.URL, it item, x *exchange) (pages, reqs []item, ou
 		switch {
 		case it.Kind == kindSitemap:
 			pages = c.sitemapItems(u, it, x)
-		case it.Kind != kindRequisite && isHTML(x.Header, x.Body):
-			refs := c.parse(u, it, x, "HTML", extractRefs)
-			outlinks = refURLs(refs)
+		case it.Kind != kindRequisite && extract.IsHTML(x.Header, x.Body):
+			refs := c.parse(u, it, x, "HTML", extract.HTML)
+			outlinks = extract.URLs(refs)
 			pages, reqs = c.sort(it, x.Time, refs)
-		case isCSS(x.Header, u) && (it.Kind != kindRequisite || it.Hops < maxRequisiteHops):
-			refs := c.parse(u, it, x, "CSS", extractCSSRefs)
-			outlinks = refURLs(refs)
+		case extract.IsCSS(x.Header, u) && (it.Kind != kindRequisite || it.Hops < maxRequisiteHops):
+			refs := c.parse(u, it, x, "CSS", extract.CSS)
+			outlinks = extract.URLs(refs)
 			pages, reqs = c.sort(it, x.Time, refs)
 		}
 	}
@@ -42,24 +45,24 @@ func (c *Crawl) follow(u *url.URL, it item, x *exchange) (pages, reqs []item, ou
 	return pages, reqs, outlinks
 }
 
-// parse decodes x's payload and extracts its references with extract, logging what limits it.
-func (c *Crawl) parse(u *url.URL, it item, x *exchange, what string, extract func(*url.URL, io.Reader) ([]ref, int, error)) []ref {
-	r, ok := decoded(x.Header, x.Body)
+// parse decodes x's payload and extracts its references with read, logging what limits it.
+func (c *Crawl) parse(u *url.URL, it item, x *exchange, what string, read func(*url.URL, io.Reader) ([]extract.Ref, int, error)) []extract.Ref {
+	r, ok := extract.Decoded(x.Header, x.Body)
 	if !ok {
 		c.log.Info(what+" in an encoding the crawler does not decode: links not followed", "url", it.URL, "content_encoding", x.Header.Values("Content-Encoding"))
 		return nil
 	}
 	cr := &countingReader{r: r}
-	refs, dropped, err := extract(u, cr)
+	refs, dropped, err := read(u, cr)
 	if dropped > 0 {
-		c.log.Warn(what+" holds more links than the limit: the rest are not followed", "url", it.URL, "limit", maxLinks, "dropped", dropped)
+		c.log.Warn(what+" holds more links than the limit: the rest are not followed", "url", it.URL, "limit", extract.MaxLinks, "dropped", dropped)
 		c.stats.add(func(s *Summary) { s.LinksDropped += dropped })
 	}
 	switch {
 	case err != nil:
 		c.log.Warn(what+" parsing stopped early: links taken from what was parsed", "url", it.URL, "parsed", cr.n, "err", err)
-	case cr.n >= maxParseBytes:
-		c.log.Warn(what+" larger than the parse limit once decoded: links taken from its start only", "url", it.URL, "limit", maxParseBytes)
+	case cr.n >= extract.MaxParseBytes:
+		c.log.Warn(what+" larger than the parse limit once decoded: links taken from its start only", "url", it.URL, "limit", extract.MaxParseBytes)
 	}
 	if cr.binary() {
 		c.log.Warn("labelled "+what+" but looks binary: parsed anyway", "url", it.URL)
@@ -67,20 +70,12 @@ func (c *Crawl) parse(u *url.URL, it item, x *exchange, what string, extract fun
 	return refs
 }
 
-// extractCSSRefs reads a stylesheet and returns its references, all embedded.
-func extractCSSRefs(base *url.URL, r io.Reader) ([]ref, int, error) {
-	b, err := io.ReadAll(r)
-	var refs refSet
-	refs.addCSS(base, b)
-	return refs.out, refs.dropped, err
-}
-
 // sort splits what a page or stylesheet refers to. A link, or an embedded resource, in the
 // scope and within MaxDepth is a page one level deeper. Another embedded resource is a
 // requisite of it (unless NoRequisites or an exclude pattern forbids it), from any http(s)
 // origin: one hop deep, a stylesheet's own references a hop further. What a requisite
 // stylesheet refers to is a requisite too.
-func (c *Crawl) sort(it item, at time.Time, refs []ref) (pages, reqs []item) {
+func (c *Crawl) sort(it item, at time.Time, refs []extract.Ref) (pages, reqs []item) {
 	deeper := c.cfg.MaxDepth == 0 || it.Depth < c.cfg.MaxDepth
 	dropped := 0
 	for _, r := range refs {
@@ -119,7 +114,7 @@ func (c *Crawl) redirect(u *url.URL, it item, x *exchange) (item, bool) {
 	if err != nil {
 		return item{}, false
 	}
-	t, ok := canonical(t)
+	t, ok := extract.Canonical(t)
 	if !ok || it.Kind == kindPage && !c.inScope(t) || it.Kind != kindPage && c.scope.excluded(t) {
 		return item{}, false
 	}
@@ -130,4 +125,25 @@ func (c *Crawl) redirect(u *url.URL, it item, x *exchange) (item, bool) {
 	next := it
 	next.URL, next.Redirects = t.String(), it.Redirects+1
 	return next, true
+}
+
+// countingReader counts the bytes read through it and keeps the first few for sniffing.
+type countingReader struct {
+	r    io.Reader
+	n    int64
+	head []byte
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if len(c.head) < 512 {
+		c.head = append(c.head, p[:min(n, 512-len(c.head))]...)
+	}
+	return n, err
+}
+
+// binary reports whether the start of what was read sniffs as binary data, not text.
+func (c *countingReader) binary() bool {
+	return len(c.head) > 0 && http.DetectContentType(c.head) == "application/octet-stream"
 }

@@ -6,7 +6,12 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/archivectl/archivectl/crawler/extract"
 )
+
+// origin is a URL's scheme://host[:port], the unit of scope and politeness.
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // originState is one origin's queue, politeness clock and robots.txt facts.
 type originState struct {
@@ -118,7 +123,7 @@ func (c *Crawl) request(ctx context.Context, rawURL string, limit int64, hdr htt
 	if err != nil {
 		return nil, err
 	}
-	if cu, ok := canonical(u); ok { // a robots.txt redirect's target may not be canonical
+	if cu, ok := extract.Canonical(u); ok { // a robots.txt redirect's target may not be canonical
 		u = cu
 	}
 	o := c.originOf(origin(u)) // one gate per transport connection key (docs/rules.md#d24)

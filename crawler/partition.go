@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/archivectl/archivectl/crawler/extract"
 	"github.com/archivectl/archivectl/internal/invalid"
 )
 
@@ -62,7 +63,7 @@ func (p Partition) Filter(seeds []*url.URL) []*url.URL {
 }
 
 // OriginPartition is the partition, of n, that u's origin falls in. The key is the origin as
-// "scheme://host:port" (scheme in lower case, the host as asciiHost writes it, the port always
+// "scheme://host:port" (scheme in lower case, the host as extract.ASCIIHost writes it, the port always
 // written, 80 or 443 when the URL has none); it is hashed with 64-bit FNV-1a and mapped to a partition by jump
 // consistent hashing (Lamping and Veach, 2014), so that going from n to n+1 nodes moves only
 // about 1/(n+1) of the origins. This mapping is part of the crawl's contract: changing it
@@ -79,7 +80,7 @@ func OriginPartition(u *url.URL, n int) int {
 // originKey is the hashed form of u's origin: scheme://host:port, port always present.
 func originKey(u *url.URL) string {
 	scheme := strings.ToLower(u.Scheme)
-	host, _ := asciiHost(u.Hostname()) // both spellings of an IDN host are one origin (docs/rules.md#d24)
+	host, _ := extract.ASCIIHost(u.Hostname()) // both spellings of an IDN host are one origin (docs/rules.md#d24)
 	host = strings.TrimSuffix(host, ".")
 	port := u.Port()
 	if port == "" {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/archivectl/archivectl/crawler/extract"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/internal/invalid"
 	"golang.org/x/net/publicsuffix"
@@ -178,7 +179,7 @@ func parseURLPattern(raw string) (urlPattern, error) {
 	if i := strings.IndexByte(rest, '/'); i >= 0 {
 		authority, path = rest[:i], rest[i:]
 	}
-	u, ok := canonical(&url.URL{Scheme: scheme, Host: authority})
+	u, ok := extract.Canonical(&url.URL{Scheme: scheme, Host: authority})
 	if !ok || strings.ContainsAny(authority, "*$?#@") {
 		return urlPattern{}, &invalid.Value{What: "pattern", Value: raw, Reason: fmt.Sprintf("%q is not an http(s) origin", scheme+"://"+authority)}
 	}

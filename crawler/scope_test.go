@@ -4,13 +4,15 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/archivectl/archivectl/crawler/extract"
 )
 
 func TestScope(t *testing.T) {
 	t.Parallel()
 	seed := func(raw string, sc Scope) Seed {
 		u, _ := url.Parse(raw)
-		c, _ := canonical(u)
+		c, _ := extract.Canonical(u)
 		return Seed{URL: c, Scope: sc}
 	}
 	tests := []struct {
@@ -77,7 +79,7 @@ func mustCanonical(t *testing.T, raw string) *url.URL {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, ok := canonical(u)
+	c, ok := extract.Canonical(u)
 	if !ok {
 		t.Fatalf("%s is not crawlable", raw)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/url"
 	"strings"
+
+	"github.com/archivectl/archivectl/crawler/extract"
 )
 
 // SeedError lists every invalid line of a seeds file.
@@ -139,7 +141,7 @@ func parseSeedURL(s string) (*url.URL, string) {
 	if u.User != nil {
 		return nil, "user information in a URL is not crawled"
 	}
-	c, ok := canonical(u)
+	c, ok := extract.Canonical(u)
 	if !ok {
 		return nil, "invalid host or port"
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/archivectl/archivectl/crawler/extract"
 )
 
 func TestParseSeeds(t *testing.T) {
@@ -98,7 +100,7 @@ func FuzzParseSeeds(f *testing.F) {
 			if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.Fragment != "" {
 				t.Fatalf("invalid seed accepted: %q", u)
 			}
-			again, ok := canonical(u)
+			again, ok := extract.Canonical(u)
 			if !ok || again.String() != u.String() {
 				t.Fatalf("canonical form not stable: %q then %q", u, again)
 			}

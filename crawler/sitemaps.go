@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/archivectl/archivectl/crawler/extract"
 	"github.com/archivectl/archivectl/crawler/robots"
 )
 
@@ -52,7 +53,7 @@ func (c *Crawl) sitemapsOf(o *originState, r *robots.File) []item {
 			c.log.Info("robots.txt Sitemap line is not a URL: ignored", "origin", o.name, "sitemap", raw)
 			continue
 		}
-		if t, ok := canonical(t); ok && !c.scope.excluded(t) {
+		if t, ok := extract.Canonical(t); ok && !c.scope.excluded(t) {
 			items = append(items, item{URL: t.String(), Kind: kindSitemap})
 		} else if !ok {
 			c.log.Info("robots.txt Sitemap line is not an http(s) URL: ignored", "origin", o.name, "sitemap", raw)
@@ -98,14 +99,14 @@ func (c *Crawl) sitemapBudget(items []item) []item {
 // sitemapItems reads a fetched sitemap: the pages it lists that are in the scope (one level
 // below the sitemap, with their lastmod) or, for an index, the sitemaps it lists on the same
 // origin or in the scope, up to maxSitemapIndexes indexes deep. Whatever bounds the reading
-// (see readSitemap) is logged; nothing in a sitemap stops the crawl.
+// (see extract.ReadSitemap) is logged; nothing in a sitemap stops the crawl.
 func (c *Crawl) sitemapItems(u *url.URL, it item, x *exchange) []item {
-	r, ok := decodedUpTo(x.Header, x.Body, maxSitemapBytes+1)
+	r, ok := extract.DecodedUpTo(x.Header, x.Body, extract.MaxSitemapBytes+1)
 	if !ok {
 		c.log.Info("sitemap in an encoding the crawler does not decode: not read", "url", it.URL, "content_encoding", x.Header.Values("Content-Encoding"))
 		return nil
 	}
-	sm := readSitemap(r)
+	sm := extract.ReadSitemap(r)
 	if sm.Cut != "" {
 		c.log.Warn("sitemap read in part", "url", it.URL, "reason", sm.Cut, "entries", len(sm.Entries))
 	}
@@ -125,7 +126,7 @@ func (c *Crawl) sitemapItems(u *url.URL, it item, x *exchange) []item {
 			bad++
 			continue
 		}
-		t, ok := canonical(t)
+		t, ok := extract.Canonical(t)
 		switch {
 		case !ok:
 			bad++

@@ -28,8 +28,8 @@ func sitemapSite(t *testing.T, other string) *crawlertest.Server {
 				`<sitemap><loc>%[2]s/elsewhere.xml</loc></sitemap><sitemap><loc>%[1]s/huge.xml.gz</loc></sitemap></sitemapindex>`, self, other)
 		case "/s1.xml.gz":
 			w.Header().Set("Content-Type", "application/gzip")
-			w.Write([]byte(gz(t, fmt.Sprintf(`<urlset><url><loc>%[1]s/only-in-sitemap</loc><lastmod>2026-10-01</lastmod></url>`+
-				`<url><loc>%[2]s/out-of-scope</loc></url><url><loc>%[1]s/private/x</loc></url><url><loc>javascript:alert(1)</loc></url></urlset>`, self, other))))
+			w.Write(crawlertest.Gzip(fmt.Sprintf(`<urlset><url><loc>%[1]s/only-in-sitemap</loc><lastmod>2026-10-01</lastmod></url>`+
+				`<url><loc>%[2]s/out-of-scope</loc></url><url><loc>%[1]s/private/x</loc></url><url><loc>javascript:alert(1)</loc></url></urlset>`, self, other)))
 		case "/nested.xml":
 			fmt.Fprintf(w, `<sitemapindex><sitemap><loc>%s/deeper.xml</loc></sitemap></sitemapindex>`, self)
 		case "/deeper.xml":

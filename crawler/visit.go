@@ -10,6 +10,7 @@ import (
 
 	"github.com/archivectl/archivectl/aipref"
 	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/crawler/robots/fetch"
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store"
 )
@@ -164,7 +165,7 @@ func (c *Crawl) get(o *originState, rawURL string) (*exchange, error) {
 			if x.Status != http.StatusTooManyRequests && x.Status != http.StatusServiceUnavailable {
 				return x, nil
 			}
-			wait, ok := robots.RetryAfter(x.Header.Get("Retry-After"), c.now())
+			wait, ok := fetch.RetryAfter(x.Header.Get("Retry-After"), c.now())
 			if !ok {
 				return x, nil
 			}
@@ -220,11 +221,11 @@ func (c *Crawl) fail(err error) {
 	c.cancel(err)
 }
 
-// robotsFetch is the robots.txt cache's FetchFunc: a polite, recorded GET, conditional when
+// robotsFetch is the robots.txt cache's fetch.Func: a polite, recorded GET, conditional when
 // the cache holds a copy with validators.
 func (c *Crawl) robotsFetch(ctx context.Context, rawURL string, limit int64) (*robots.Fetched, error) {
 	var hdr http.Header
-	if v, ok := robots.ValidatorsFrom(ctx); ok {
+	if v, ok := fetch.ValidatorsFrom(ctx); ok {
 		hdr = http.Header{}
 		if v.ETag != "" {
 			hdr.Set("If-None-Match", v.ETag)

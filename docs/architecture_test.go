@@ -115,8 +115,14 @@ func TestLinkRules(t *testing.T) {
 				first, _, _ := strings.Cut(d, "/")
 				return strings.Contains(first, ".") && !slices.Contains([]string{"internal/layout", "internal/warcfields"}, relative(d))
 			}},
+		{"crawler/robots decides without network code, on embargo and aipref only",
+			func(p string) bool { return p == "crawler/robots" },
+			func(_, d string) bool {
+				r := relative(d)
+				return d == "net" || under(d, "net/http") || d == "crypto/tls" || own(d) && r != "embargo" && r != "aipref"
+			}},
 		{"the pure leaves import nothing of this module",
-			func(p string) bool { return p == "embargo" || p == "aipref" },
+			func(p string) bool { return p == "embargo" || p == "aipref" || p == "crawler/extract" },
 			func(_, d string) bool { return own(d) }},
 		{"internal packages import only internal packages of this module",
 			func(p string) bool { return under(p, "internal") },
@@ -129,6 +135,11 @@ func TestLinkRules(t *testing.T) {
 			func(_, d string) bool {
 				r := relative(d)
 				return under(r, "crawler") || under(r, "release") || under(r, "public") || under(r, "lookup") || under(r, "export") || under(r, "objectstore")
+			}},
+		{"store/index links neither store, WARC nor gzip",
+			func(p string) bool { return p == "store/index" },
+			func(_, d string) bool {
+				return relative(d) == "store" || under(d, "github.com/nlnwa/gowarc") || under(d, "github.com/klauspost/compress") || d == "compress/gzip"
 			}},
 		{"nothing imports cmd",
 			func(p string) bool { return !under(p, "cmd") },

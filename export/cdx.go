@@ -11,17 +11,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-)
 
-// RevisitMime is the mime of a revisit record's index line, as replay tools expect it.
-const RevisitMime = "warc/revisit"
+	"github.com/archivectl/archivectl/public"
+)
 
 // stdBlock is the JSON block of a standard CDXJ line: the keys of the CDXJ specification
 // (url, mime, status, digest, length, offset, filename) and no other, in the order pywb's
 // cdxj-indexer writes them, and with its value types: status, length and offset as strings.
 type stdBlock struct {
 	URL      string `json:"url"`
-	Mime     string `json:"mime,omitempty"`
+	Mime     string `json:"mime"` // public.WireMime: warc/revisit for a revisit, unk for none
 	Status   string `json:"status,omitempty"`
 	Digest   string `json:"digest,omitempty"`
 	Length   string `json:"length"`
@@ -36,11 +35,8 @@ func stdLine(c *Capture, digest, filename string, offset int64) ([]byte, error) 
 	if key == "" || strings.ContainsAny(key, " \n") {
 		key = c.SURT // the public key, which never holds either
 	}
-	b := stdBlock{URL: c.URL, Mime: c.Mime, Digest: digest, Length: strconv.FormatInt(c.Length, 10),
+	b := stdBlock{URL: c.URL, Mime: public.WireMime(c.Mime, c.Revisit), Digest: digest, Length: strconv.FormatInt(c.Length, 10),
 		Offset: strconv.FormatInt(offset, 10), Filename: filename}
-	if c.Revisit {
-		b.Mime = RevisitMime
-	}
 	if c.Status > 0 {
 		b.Status = strconv.Itoa(c.Status)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 )
 
 // cdxjSpecKeys are the keys the CDXJ specification (specs.webrecorder.net/cdxj/0.1.0) requires
@@ -102,8 +103,8 @@ func TestWriteCDX(t *testing.T) {
 		loc := a.members[id][1]
 		switch b["url"] {
 		case "http://example.com/again":
-			if b["mime"] != RevisitMime || b["digest"] != sha1Of(bodies["http://example.com/"]) {
-				t.Errorf("revisit: mime %q digest %q; want %q and its original's SHA-1", b["mime"], b["digest"], RevisitMime)
+			if b["mime"] != public.RevisitMime || b["digest"] != sha1Of(bodies["http://example.com/"]) {
+				t.Errorf("revisit: mime %q digest %q; want %q and its original's SHA-1", b["mime"], b["digest"], public.RevisitMime)
 			}
 		default:
 			if b["digest"] != sha1Of(bodies[b["url"]]) {
@@ -153,3 +154,37 @@ func TestWriteCDXDamage(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestStdLineMime: the standard line's mime is the form pywb's indexer writes: the media type,
+// warc/revisit for a revisit record, unk for a response without one (the key is required).
+func TestStdLineMime(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, mime string
+		revisit    bool
+		want       string
+	}{
+		{"response", "text/html", false, "text/html"},
+		{"response without a media type", "", false, public.UnknownMime},
+		{"revisit", "image/png", true, public.RevisitMime},
+		{"revisit without a media type", "", true, public.RevisitMime},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := &Capture{Line: public.Line{SURT: "com,example)/", Timestamp: "20261201000000",
+				CDXJ: public.CDXJ{URL: "https://example.com/", Mime: tc.mime, Status: 200, Revisit: tc.revisit}}, Key: "com,example)/"}
+			b, err := stdLine(c, "ISMQVRXR3EVY7GDDE3QNJJAEQ7ETNGUC", "PUBLIC-20261201000000-00001.warc.gz", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var blk map[string]string
+			if err := json.Unmarshal(b[len("com,example)/ 20261201000000 "):], &blk); err != nil {
+				t.Fatal(err)
+			}
+			if blk["mime"] != tc.want {
+				t.Errorf("line %s: mime %q, want %q", b, blk["mime"], tc.want)
+			}
+		})
+	}
+}

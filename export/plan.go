@@ -25,6 +25,17 @@ type warcFile struct {
 	size int64
 }
 
+// packing is what goes into a package and how: its captures (in shard order, then file order),
+// whether a shard is packed whole when it gives n of them (nil: never), the description of the
+// warcinfo record of a file that holds some of a shard's records, and which HTML pages
+// pages.jsonl lists (nil: every one).
+type packing struct {
+	caps     []Capture
+	whole    func(shard string, n int) bool
+	describe func(shard string, n int) string
+	page     func(*Capture) bool
+}
+
 // plan is what a WACZ package holds, before any WARC byte is copied.
 type plan struct {
 	warcs []warcFile
@@ -36,28 +47,28 @@ type plan struct {
 // selectedSuffix ends the name of a WARC file that holds some of a shard's records.
 const selectedSuffix = "-selected"
 
-// makePlan lays out the package of a selection: a shard all of whose released captures are kept is
-// packed whole, under its own name; a shard some of whose captures are kept gives a new WARC file,
+// makePlan lays out a package: a shard pk packs whole (all of whose released captures an export
+// keeps) goes in under its own name; a shard some of whose captures are kept gives a new WARC file,
 // NAME-selected.warc.gz, of a warcinfo record and those captures' members copied byte for byte.
 // The index has one standard CDXJ line per capture (its response or revisit record, with the
-// record's own payload digest), and pages one entry per HTML page, titled from its payload.
-func makePlan(ctx context.Context, fsys fs.FS, sel *Selection, created time.Time, software string) (*plan, error) {
+// record's own payload digest), and pages one entry per HTML page pk lists, titled from its payload.
+func makePlan(ctx context.Context, fsys fs.FS, pk *packing, created time.Time, software string) (*plan, error) {
 	fl := newFiles(fsys)
 	defer fl.close()
 	p := &plan{}
 	var lines [][]byte
-	for start := 0; start < len(sel.Kept); {
-		shard := sel.Kept[start].Shard
+	for start := 0; start < len(pk.caps); {
+		shard := pk.caps[start].Shard
 		end := start
-		for end < len(sel.Kept) && sel.Kept[end].Shard == shard {
+		for end < len(pk.caps) && pk.caps[end].Shard == shard {
 			end++
 		}
-		caps := sel.Kept[start:end]
+		caps := pk.caps[start:end]
 		start = end
 		base := path.Base(shard)
 		wf := warcFile{name: base}
 		offsets := make([]int64, len(caps))
-		if len(caps) == sel.perShard[shard] {
+		if pk.whole != nil && pk.whole(shard, len(caps)) {
 			st, err := fs.Stat(fsys, shard)
 			if err != nil {
 				return nil, fmt.Errorf("read public/%s: %w", shard, err)
@@ -69,9 +80,7 @@ func makePlan(ctx context.Context, fsys fs.FS, sel *Selection, created time.Time
 			}
 		} else {
 			wf.name = strings.TrimSuffix(base, public.WARCExt) + selectedSuffix + public.WARCExt
-			info, err := warcinfoMember(wf.name, created, software, fmt.Sprintf(
-				"records of %d of the %d captures released in public/%s (%s), each gzip member byte for byte as released",
-				len(caps), sel.perShard[shard], shard, sel.Filter.String()))
+			info, err := warcinfoMember(wf.name, created, software, pk.describe(shard, len(caps)))
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +107,7 @@ func makePlan(ctx context.Context, fsys fs.FS, sel *Selection, created time.Time
 	for _, l := range sortLines(lines) {
 		p.index = append(p.index, l...)
 	}
-	pages, err := pageList(ctx, fl, sel.Kept)
+	pages, err := pageList(ctx, fl, pk.caps, pk.page)
 	if err != nil {
 		return nil, err
 	}
@@ -109,14 +118,16 @@ func makePlan(ctx context.Context, fsys fs.FS, sel *Selection, created time.Time
 	return p, nil
 }
 
-// pageList is the pages of captures, in capture order, each titled from its payload (a revisit
-// from its original's).
-func pageList(ctx context.Context, fl *files, caps []Capture) ([]page, error) {
+// pageList is the pages of captures (those isPage and, when given, isListed says are), in capture
+// order, each titled from its payload (a revisit from its original's). Every page's record is read
+// and checked, listed or not.
+func pageList(ctx context.Context, fl *files, caps []Capture, isListed func(*Capture) bool) ([]page, error) {
+	listed := func(c *Capture) bool { return isPage(c) && (isListed == nil || isListed(c)) }
 	titles := map[string]string{} // capture id → title
 	for _, revisits := range []bool{false, true} {
 		for i := range caps {
 			c := &caps[i]
-			if !isPage(c) || c.Revisit != revisits {
+			if !isPage(c) || c.Revisit != revisits { // every page is read, so that a listed revisit has its original's title
 				continue
 			}
 			if err := ctx.Err(); err != nil {
@@ -138,7 +149,7 @@ func pageList(ctx context.Context, fl *files, caps []Capture) ([]page, error) {
 	}
 	var pages []page
 	for i := range caps {
-		if c := &caps[i]; isPage(c) {
+		if c := &caps[i]; listed(c) {
 			pages = append(pages, newPage(c, titles[c.ID]))
 		}
 	}
@@ -151,22 +162,8 @@ func (wf *warcFile) copyTo(ctx context.Context, w io.Writer, fl *files) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if s.data != nil {
-			if _, err := w.Write(s.data); err != nil {
-				return err
-			}
-			continue
-		}
-		sr, err := fl.section(s.loc)
-		if err != nil {
+		if _, err := s.copyTo(w, fl); err != nil {
 			return err
-		}
-		n, err := io.Copy(w, sr)
-		if err != nil {
-			return fmt.Errorf("copy public/%s: %w", s.loc.File, err)
-		}
-		if n != s.loc.Length {
-			return fmt.Errorf("copy public/%s: %d bytes at %d, want %d (the file is shorter)", s.loc.File, n, s.loc.Offset, s.loc.Length)
 		}
 	}
 	return nil

@@ -121,7 +121,13 @@ func released(ctx context.Context, fsys fs.FS) ([]Capture, error) {
 				return nil
 			}
 			seen[l.ID] = true
-			c, err := capture(l, logged[l.ID])
+			var more []public.Location
+			for _, loc := range []*public.Location{logged[l.ID].Request, logged[l.ID].Metadata} {
+				if loc != nil {
+					more = append(more, *loc)
+				}
+			}
+			c, err := NewCapture(l, more...)
 			if err != nil {
 				return fmt.Errorf("public/%s: %w", name, err)
 			}
@@ -138,9 +144,11 @@ func released(ctx context.Context, fsys fs.FS) ([]Capture, error) {
 	return all, nil
 }
 
-// capture assembles a released capture from its CDXJ line and its audit log entry (zero when the
-// log has none: then only its response member is known).
-func capture(l public.Line, e public.LogEntry) (Capture, error) {
+// NewCapture is the released capture of a public CDXJ line of a shard, with the locations of its
+// other members (its request and metadata records) when they are known: the audit log's entry
+// says them, or a reader found them; without them only its response member is known. Members in
+// another file are ignored.
+func NewCapture(l public.Line, more ...public.Location) (Capture, error) {
 	t, err := time.Parse(time.RFC3339Nano, l.CDXJ.Time)
 	if err != nil {
 		return Capture{}, fmt.Errorf("capture %s: time: %w", l.ID, err)
@@ -156,8 +164,8 @@ func capture(l public.Line, e public.LogEntry) (Capture, error) {
 	}
 	resp := public.Location{File: shard, Offset: l.Offset, Length: l.Length}
 	members := []public.Location{resp}
-	for _, loc := range []*public.Location{e.Request, e.Metadata} {
-		if loc != nil && loc.Length > 0 && path.Base(loc.File) == base {
+	for _, loc := range more {
+		if loc.Length > 0 && path.Base(loc.File) == base && (loc.Offset != resp.Offset) {
 			members = append(members, public.Location{File: shard, Offset: loc.Offset, Length: loc.Length})
 		}
 	}

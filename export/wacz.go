@@ -8,12 +8,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -57,8 +57,9 @@ type resource struct {
 
 // exportInfo is what the export honoured: its filter, and the captures kept and left out.
 type exportInfo struct {
-	Filter filterInfo `json:"filter"`
-	Counts Counts     `json:"counts"`
+	Filter *filterInfo `json:"filter,omitempty"`
+	Counts *Counts     `json:"counts,omitempty"`
+	Page   *pageInfo   `json:"page,omitempty"` // a package of one page (PageWACZ)
 }
 
 // filterInfo is a Filter as datapackage.json records it.
@@ -97,34 +98,60 @@ func WriteWACZ(ctx context.Context, w io.Writer, fsys fs.FS, sel *Selection, opt
 	if len(sel.Kept) == 0 {
 		return sum, fmt.Errorf("nothing to export: none of the %d released captures is selected (%s)", sel.Released, sel.Filter.String())
 	}
-	created := opt.Created.UTC()
-	p, err := makePlan(ctx, fsys, sel, created, opt.Software)
+	pk := &packing{caps: sel.Kept,
+		whole: func(shard string, n int) bool { return n == sel.perShard[shard] },
+		describe: func(shard string, n int) string {
+			return fmt.Sprintf("records of %d of the %d captures released in public/%s (%s), each gzip member byte for byte as released",
+				n, sel.perShard[shard], shard, sel.Filter.String())
+		}}
+	counts := sel.Counts()
+	p, err := pack(ctx, fsys, pk, opt, dataPackage{
+		Title:       "Released captures of an archivectl archive",
+		Description: "Captures this archive has made public after their embargo, exported from its public side (" + sel.Filter.String() + ").",
+		Export:      exportInfo{Filter: new(newFilterInfo(&sel.Filter)), Counts: &counts},
+	})
 	if err != nil {
 		return sum, err
 	}
+	if _, err := p.WriteTo(ctx, w); err != nil {
+		return sum, fmt.Errorf("wacz: %w", err)
+	}
+	return p.sum, nil
+}
+
+// pack lays out the package of what pk packs, its datapackage.json dp with the resources
+// filled in: each archive/ file is read once here, for its SHA-256 and CRC-32, and not kept.
+func pack(ctx context.Context, fsys fs.FS, pk *packing, opt WACZOptions, dp dataPackage) (*Package, error) {
+	created := opt.Created.UTC()
+	p, err := makePlan(ctx, fsys, pk, created, opt.Software)
+	if err != nil {
+		return nil, err
+	}
 	fl := newFiles(fsys)
 	defer fl.close()
-	cw := &countingWriter{w: w}
-	zw := zip.NewWriter(cw)
+	rec := &recorder{}
+	zw := zip.NewWriter(rec)
+	pkg := &Package{fsys: fsys}
 	var res []resource
 	for i := range p.warcs {
 		wf := &p.warcs[i]
 		h, crc := sha256.New(), crc32.NewIEEE()
 		if err := wf.copyTo(ctx, io.MultiWriter(h, crc), fl); err != nil {
-			return sum, err
+			return nil, err
 		}
 		name := "archive/" + wf.name
 		ew, err := zw.CreateRaw(header(name, zip.Store, created, crc.Sum32(), wf.size, wf.size))
 		if err != nil {
-			return sum, fmt.Errorf("wacz: %w", err)
+			return nil, fmt.Errorf("wacz: %w", err)
 		}
-		again := crc32.NewIEEE()
-		if err := wf.copyTo(ctx, io.MultiWriter(ew, again), fl); err != nil {
-			return sum, fmt.Errorf("wacz: %s: %w", name, err)
+		if err := zw.Flush(); err != nil { // the header is recorded before the data is spliced in
+			return nil, fmt.Errorf("wacz: %w", err)
 		}
-		if again.Sum32() != crc.Sum32() {
-			return sum, fmt.Errorf("wacz: %s changed while it was being packed", name)
+		first, end, n := rec.splice(wf.segs)
+		if _, err := io.CopyN(ew, zeros{}, n); err != nil {
+			return nil, fmt.Errorf("wacz: %s: %w", name, err)
 		}
+		pkg.stored = append(pkg.stored, storedEntry{name: name, first: first, end: end, crc: crc.Sum32()})
 		res = append(res, resource{Name: strings.ToLower(wf.name), Path: name, Hash: "sha256:" + hex.EncodeToString(h.Sum(nil)), Bytes: wf.size})
 	}
 	for _, f := range []struct {
@@ -132,39 +159,38 @@ func WriteWACZ(ctx context.Context, w io.Writer, fsys fs.FS, sel *Selection, opt
 		data []byte
 	}{{"indexes/index.cdxj", p.index}, {"pages/pages.jsonl", p.pages}} {
 		if err := addDeflated(zw, f.path, f.data, created); err != nil {
-			return sum, err
+			return nil, err
 		}
 		res = append(res, newResource(f.path, f.data))
 	}
-	dp, err := json.MarshalIndent(dataPackage{
-		Profile: "data-package", WACZVersion: WACZVersion,
-		Title:       "Released captures of an archivectl archive",
-		Description: "Captures this archive has made public after their embargo, exported from its public side (" + sel.Filter.String() + ").",
-		Created:     created.Format(time.RFC3339), Software: opt.Software, Resources: res,
-		Export: exportInfo{Filter: newFilterInfo(&sel.Filter), Counts: sel.Counts()},
-	}, "", "  ")
+	dp.Profile, dp.WACZVersion, dp.Created, dp.Software, dp.Resources = "data-package", WACZVersion, created.Format(time.RFC3339), opt.Software, res
+	dpb, err := json.MarshalIndent(dp, "", "  ")
 	if err != nil {
-		return sum, fmt.Errorf("wacz: datapackage.json: %w", err)
+		return nil, fmt.Errorf("wacz: datapackage.json: %w", err)
 	}
-	dp = append(dp, '\n')
+	dpb = append(dpb, '\n')
 	digest, err := json.Marshal(struct {
 		Path string `json:"path"`
 		Hash string `json:"hash"`
-	}{"datapackage.json", newResource("datapackage.json", dp).Hash})
+	}{"datapackage.json", newResource("datapackage.json", dpb).Hash})
 	if err != nil {
-		return sum, fmt.Errorf("wacz: datapackage-digest.json: %w", err)
+		return nil, fmt.Errorf("wacz: datapackage-digest.json: %w", err)
 	}
-	if err := addDeflated(zw, "datapackage.json", dp, created); err != nil {
-		return sum, err
+	if err := addDeflated(zw, "datapackage.json", dpb, created); err != nil {
+		return nil, err
 	}
 	if err := addDeflated(zw, "datapackage-digest.json", append(digest, '\n'), created); err != nil {
-		return sum, err
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
-		return sum, fmt.Errorf("wacz: %w", err)
+		return nil, fmt.Errorf("wacz: %w", err)
 	}
-	sum.WARCFiles, sum.Pages, sum.Bytes = len(p.warcs), p.nPage, cw.n
-	return sum, nil
+	pkg.segs, pkg.starts, pkg.size = rec.segs, rec.starts, rec.size
+	pkg.sum = WACZSummary{WARCFiles: len(p.warcs), Pages: p.nPage, Bytes: rec.size}
+	if dp.Export.Counts != nil {
+		pkg.sum.Counts = *dp.Export.Counts
+	}
+	return pkg, nil
 }
 
 // newResource is the datapackage.json entry of a file of the package.
@@ -174,13 +200,21 @@ func newResource(path string, data []byte) resource {
 	return resource{Name: strings.ToLower(name), Path: path, Hash: "sha256:" + hex.EncodeToString(h[:]), Bytes: int64(len(data))}
 }
 
+// deflaters keeps flate writers at BestCompression for addDeflated.
+var deflaters = sync.Pool{New: func() any {
+	fw, err := flate.NewWriter(nil, flate.BestCompression)
+	if err != nil {
+		panic(err) // only for a level out of range
+	}
+	return fw
+}}
+
 // addDeflated adds a small file to the zip, compressed, with its CRC and sizes in its local header.
 func addDeflated(zw *zip.Writer, name string, data []byte, created time.Time) error {
 	var buf bytes.Buffer
-	fw, err := flate.NewWriter(&buf, flate.BestCompression)
-	if err != nil {
-		return fmt.Errorf("wacz: %s: %w", name, err)
-	}
+	fw := deflaters.Get().(*flate.Writer) // a writer is about 1 MiB: a page's package makes four
+	defer deflaters.Put(fw)
+	fw.Reset(&buf)
 	if _, err := fw.Write(data); err != nil {
 		return fmt.Errorf("wacz: %s: %w", name, err)
 	}
@@ -214,19 +248,4 @@ func msDosTime(t time.Time) (date, tm uint16) {
 	date = uint16(t.Day() + int(t.Month())<<5 + (t.Year()-1980)<<9)
 	tm = uint16(t.Second()/2 + t.Minute()<<5 + t.Hour()<<11)
 	return date, tm
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	if err == nil && n < len(p) {
-		err = errors.New("short write")
-	}
-	return n, err
 }

@@ -23,18 +23,27 @@ var axeTags = []string{"wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"}
 // its absence is a failure.
 func axeSource(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("ARCHIVECTL_AXE_DIR")
-	if dir == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("ARCHIVECTL_AXE_DIR is not set but CI is: .ci/run sets it from test/a11y/install.sh")
-		}
-		t.Skip("SKIPPED: axe-core is not installed: ARCHIVECTL_AXE_DIR=$(bash test/a11y/install.sh) to run the accessibility test")
-	}
+	dir := nodeDir(t, "ARCHIVECTL_AXE_DIR", "test/a11y/install.sh", "axe-core is not installed", "to run the accessibility test")
 	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
 	if err != nil {
 		t.Fatalf("ARCHIVECTL_AXE_DIR=%s holds no axe-core (run test/a11y/install.sh): %v", dir, err)
 	}
 	return string(b)
+}
+
+// nodeDir is the directory of npm packages an install script prints, given in the variable env.
+// Without it the test skips, saying what is missing and what for, unless CI is set: .ci/run sets
+// it, so there its absence is a failure.
+func nodeDir(t *testing.T, env, install, missing, purpose string) string {
+	t.Helper()
+	dir := os.Getenv(env)
+	if dir == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not set but CI is: .ci/run sets it from %s", env, install)
+		}
+		t.Skipf("SKIPPED: %s: %s=$(bash %s) %s", missing, env, install, purpose)
+	}
+	return dir
 }
 
 // axeViolation is one rule axe-core found broken, with the elements that break it.
@@ -64,9 +73,13 @@ func TestAccessibility(t *testing.T) {
 	s := standard(t).server(testNow)
 	ts := httptest.NewServer(s)
 	defer ts.Close()
+	rs := newReplaySite(t) // a card with "Open as page" and requisites under embargo
+	rts := httptest.NewServer(rs.server(t, Options{}))
+	defer rts.Close()
 	b := testkit.StartBrowser(t, chromium)
 	views := []struct{ name, path string }{
 		{"home", "/"},
+		{"replay card", rts.URL + "/?url=" + url.QueryEscape(rs.home)},
 		{"capture card", "/?url=" + url.QueryEscape("https://www.example.com/a/")},
 		{"embargoed card", "/?url=" + url.QueryEscape("https://example.com/tree/p03")},
 		{"browse", "/?matchType=prefix&limit=10&url=" + url.QueryEscape("https://example.com/")},
@@ -90,7 +103,11 @@ func TestAccessibility(t *testing.T) {
 })()`
 	for _, width := range []int{1280, 390} {
 		for _, v := range views {
-			b.Open(ts.URL+v.path, width, 900)
+			at := v.path
+			if strings.HasPrefix(at, "/") {
+				at = ts.URL + at
+			}
+			b.Open(at, width, 900)
 			var ok bool
 			b.Eval(axe+";\ntypeof axe === 'object'", &ok)
 			if !ok {

@@ -105,17 +105,7 @@ func fromIndex(out []capture, cs []pubindex.Capture) []capture {
 // the order of prefix pages and their cursors (pubindex.Merge orders one key's captures so).
 func compareCaptures(a, b capture) int {
 	return cmp.Or(strings.Compare(a.key(), b.key()), cmp.Compare(b.time, a.time),
-		compareBool(b.released, a.released), strings.Compare(a.file, b.file), cmp.Compare(a.offset, b.offset))
-}
-
-func compareBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
+		pubindex.ReleasedFirst(a.released, b.released), strings.Compare(a.file, b.file), cmp.Compare(a.offset, b.offset))
 }
 
 // prefix returns up to limit captures, in index order, whose SURT matches m, starting after

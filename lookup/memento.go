@@ -26,7 +26,7 @@ const (
 	timemapPrefix      = "/timemap/"
 	statusUnavailable  = http.StatusUnavailableForLegalReasons // 451, RFC 7725
 	linkFormat         = "application/link-format"
-	corsExposedHeaders = "Link, Memento-Datetime, Retry-After, Content-Range, Accept-Ranges, Content-Disposition, X-Archive-Status"
+	corsExposedHeaders = "Link, Memento-Datetime, Retry-After, Content-Range, Accept-Ranges, Content-Disposition, X-Archive-Status, X-Archive-Embargoed-Requisites"
 )
 
 // front answers the Memento routes and CORS, and hands everything else to mux.

@@ -43,8 +43,8 @@ type pageData struct {
 	Tall         template.HTML // the same, weeks as rows
 	Upcoming     []upcomingDay
 	Recent       []recentRelease
-	Ahead        string // the last pass ran ahead of its machine's clock, in words; "" when not
-	TimelineHref string // the timeline of the URL looked up
+	Ahead        *aheadNote // the last pass ran ahead of its machine's clock; nil when not
+	TimelineHref string     // the timeline of the URL looked up
 	Now          string
 	NowISO       string
 	Generation   int64
@@ -92,6 +92,10 @@ type pageCapture struct {
 	Usage                                                     []usageLine
 	RawUsage                                                  []string
 	RecordLink, PayloadLink                                   string
+	ReplayLink                                                string // the page in ReplayWeb.page; "" when not a page or replay is off
+	Withheld                                                  string // the requisites still under embargo, in words; "" when none
+	WithheldISO                                               string // the latest release time among them, for <time datetime>
+	WithheldUntil                                             string
 }
 
 // handlePage answers GET /: the search box; then the captures of ?url= (state, release date and
@@ -157,11 +161,16 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 				d.Shorter = shorter(q.raw)
 			}
 			names, passes := anchors(cs), s.passes(ix)
+			replays := 0
 			for i := range cs {
 				c := &cs[i]
 				p := toPage(c, now)
 				p.Anchor = names[i]
 				passes.fill(&p, c)
+				if c.released && isHTML(c.mime) && s.opt.ReplayURL != ReplayOff {
+					s.replayLinks(r, ix, q.key, c, &p, replays < maxReplayNotes)
+					replays++
+				}
 				d.Captures = append(d.Captures, p)
 				if !c.released {
 					mark[time.Unix(0, c.releaseAt).UTC().Truncate(24*time.Hour)] = true
@@ -267,18 +276,23 @@ func toPage(c *capture, now time.Time) pageCapture {
 	return p
 }
 
-// aheadInWords says, in one line, that the last pass ran with a now ahead of the clock of the
-// machine that ran it (state.json's ahead_of_clock); "" when it did not.
-func aheadInWords(st public.Status, now time.Time) string {
+// aheadNote is the page's one line saying that the last pass ran with a now ahead of the clock
+// of the machine that ran it (state.json's ahead_of_clock): the pass's time, as a <time>, and by
+// how much it is ahead of this server's clock ("" within public.ClockSlack).
+type aheadNote struct {
+	LastPass, LastPassISO, By string
+}
+
+// aheadInWords is the aheadNote of st at now; nil when its last pass did not run ahead.
+func aheadInWords(st public.Status, now time.Time) *aheadNote {
 	if !st.AheadOfClock {
-		return ""
+		return nil
 	}
-	msg := "The last release pass ran as of " + st.LastPass.UTC().Format("2 Jan 2006 15:04 UTC") +
-		", ahead of the clock of the machine that ran it: what it released is public before its release time"
+	n := &aheadNote{LastPass: st.LastPass.UTC().Format("2 Jan 2006 15:04 UTC"), LastPassISO: st.LastPass.UTC().Format(time.RFC3339)}
 	if d := st.LastPass.Sub(now); d > public.ClockSlack {
-		msg += " (its time is " + strings.TrimPrefix(countdown(d), "in ") + " ahead of this server's clock)"
+		n.By = strings.TrimPrefix(countdown(d), "in ")
 	}
-	return msg + "."
+	return n
 }
 
 // sourceInWords says what set a capture's embargo: a robots.txt rule or the Archive-Embargo

@@ -147,6 +147,9 @@ func TestStateIsWhatIsPublic(t *testing.T) {
 		if n := strings.Count(page, "ahead of the clock of the machine that ran it"); n != 1 || !strings.Contains(page, "8 days 3 hours ahead of this server") {
 			t.Errorf("%s: %d lines saying the last pass ran ahead of its clock, want 1 saying by how much", q, n)
 		}
+		if !strings.Contains(page, `ran as of <time datetime="2026-12-08T00:00:00Z">8 Dec 2026 00:00 UTC</time>`) {
+			t.Errorf("%s: the pass's time is not a <time> element", q)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@
 //
 //	GET /api/v1/captures?url=URL[&matchType=exact|prefix&limit=N&cursor=C]   captures of a URL (or below a prefix)
 //	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed
+//	GET /api/v1/wacz?url=URL[&timestamp=T]                                   a released page's WACZ package, for ReplayWeb.page (wacz.go)
 //	GET /api/v1/calendar                                                     upcoming releases per day
 //	GET /api/v1/releases?day=YYYY-MM-DD[&limit=N&cursor=C]                   the captures of one release day, paged (day.go)
 //	GET /cdx?url=URL[&matchType=…&from=…&to=…&filter=…&fl=…&output=…]        the CDX server API (cdxapi.go); also /api/v1/cdx
@@ -55,6 +56,10 @@ type Options struct {
 	// request that cannot get its share within HeldWait (1s when zero) answers 503 with Retry-After.
 	MaxHeldBytes int64
 	HeldWait     time.Duration
+	// ReplayURL is the ReplayWeb.page instance the page's "Open as page" links open a released
+	// page in (its package, /api/v1/wacz, as the source): DefaultReplayURL when empty, and no
+	// such link when it is "off".
+	ReplayURL string
 	// WriteStall is how long one write of a record or a large captures answer may wait for a
 	// reader that does not read (15s when zero); each write that goes through gets a new deadline.
 	WriteStall time.Duration
@@ -79,6 +84,7 @@ type Server struct {
 	rejected    *prometheus.CounterVec
 	recent      atomic.Pointer[recentList]
 	feeds       feedCache // the release feeds read from the current index (feed.go)
+	pages       pageCache // the last pages' packages laid out (wacz.go)
 }
 
 // maxVerified is how much of a record answer is held until the record is verified.
@@ -93,6 +99,9 @@ func Open(dir string, opt Options) (*Server, error) {
 
 // New returns a Server over the public directory fsys, with its index loaded.
 func New(fsys fs.FS, opt Options) (*Server, error) {
+	if err := CheckReplayURL(opt.ReplayURL); err != nil {
+		return nil, fmt.Errorf("replay URL %q: %w", opt.ReplayURL, err)
+	}
 	s := &Server{fsys: fsys, opt: opt, log: opt.Logger, now: opt.Now, maxVerified: maxVerified}
 	if s.log == nil {
 		s.log = slog.Default()

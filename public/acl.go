@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// EmbargoRule is one line of public/access/embargo.aclj: pywb's access control for one URL key
-// that has a capture under embargo (a published tombstone, not yet released).
+// EmbargoRule is one line of a pywb .aclj file of public/access/ (embargo-DAY.aclj; embargo.aclj of
+// earlier versions): pywb's access control for one URL key that has a capture under embargo (a
+// published tombstone, not yet released).
 type EmbargoRule struct {
 	Key      string // the URL's SURT key
 	URL      string // a URL with that key
@@ -63,32 +64,32 @@ func ParseEmbargoACL(b []byte) ([]EmbargoRule, error) {
 			continue
 		}
 		if line[len(line)-1] != '\n' {
-			return nil, fmt.Errorf("embargo.aclj line %d: no final newline", n+1)
+			return nil, fmt.Errorf("aclj line %d: no final newline", n+1)
 		}
 		if prev != nil && bytes.Compare(prev, line) <= 0 {
-			return nil, fmt.Errorf("embargo.aclj line %d: not in descending order, or repeated", n+1)
+			return nil, fmt.Errorf("aclj line %d: not in descending order, or repeated", n+1)
 		}
 		prev = line
 		key, rest, ok := bytes.Cut(line, []byte(" - "))
 		k, exact := bytes.CutSuffix(key, []byte(ExactSuffix))
 		if !ok || !exact || len(k) == 0 || bytes.IndexByte(k, ' ') >= 0 {
-			return nil, fmt.Errorf("embargo.aclj line %d: not \"KEY### - {json}\"", n+1)
+			return nil, fmt.Errorf("aclj line %d: not \"KEY### - {json}\"", n+1)
 		}
 		var blk aclBlock
 		dec := json.NewDecoder(bytes.NewReader(rest))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&blk); err != nil {
-			return nil, fmt.Errorf("embargo.aclj line %d: %w", n+1, err)
+			return nil, fmt.Errorf("aclj line %d: %w", n+1, err)
 		}
 		if blk.Access != "block" || blk.Captures <= 0 || blk.URL == "" {
-			return nil, fmt.Errorf("embargo.aclj line %d: %+v is not a block rule of a URL with captures", n+1, blk)
+			return nil, fmt.Errorf("aclj line %d: %+v is not a block rule of a URL with captures", n+1, blk)
 		}
 		rules = append(rules, EmbargoRule{Key: string(k), URL: blk.URL, Captures: blk.Captures})
 	}
 	if len(rules) > 1 {
 		for i := 1; i < len(rules); i++ {
 			if rules[i].Key == rules[i-1].Key {
-				return nil, errors.New("embargo.aclj: a key has two rules")
+				return nil, errors.New("aclj: a key has two rules")
 			}
 		}
 	}

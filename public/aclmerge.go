@@ -19,7 +19,7 @@ type RuleChange struct {
 // aclSep ends a rule's key: "KEY### - {json}".
 var aclSep = []byte(ExactSuffix + " - ")
 
-// MergeEmbargoACL copies an embargo.aclj file (as FormatEmbargoACL writes it) from r to w with
+// MergeEmbargoACL copies a .aclj file (as FormatEmbargoACL writes it) from r to w with
 // changes applied, in one sequential pass whose cost is the file's bytes, not its rules: an
 // unchanged rule's line is copied as it is, a changed rule's line is rewritten (or left out when
 // no capture remains), a new key's line goes where its order puts it. The result is what
@@ -55,15 +55,15 @@ func MergeEmbargoACL(r io.Reader, w io.Writer, changes map[string]RuleChange) er
 		if line, err = readLine(br, line[:0]); errors.Is(err, io.EOF) {
 			break
 		} else if err != nil {
-			return fmt.Errorf("embargo.aclj line %d: %w", n, err)
+			return fmt.Errorf("aclj line %d: %w", n, err)
 		}
 		i := bytes.Index(line, aclSep)
 		if i <= 0 || bytes.IndexByte(line[:i], ' ') >= 0 {
-			return fmt.Errorf("embargo.aclj line %d: not \"KEY### - {json}\"", n)
+			return fmt.Errorf("aclj line %d: not \"KEY### - {json}\"", n)
 		}
 		prefix := line[:i+len(aclSep)]
 		if prev != nil && bytes.Compare(prev, prefix) <= 0 {
-			return fmt.Errorf("embargo.aclj line %d: not in descending order, or repeated", n)
+			return fmt.Errorf("aclj line %d: not in descending order, or repeated", n)
 		}
 		prev = append(prev[:0], prefix...)
 		for len(pending) > 0 && bytes.Compare(pending[0].prefix, prefix) > 0 { // a new key before this line
@@ -80,7 +80,7 @@ func MergeEmbargoACL(r io.Reader, w io.Writer, changes map[string]RuleChange) er
 		}
 		old, err := ParseEmbargoACL(line)
 		if err != nil {
-			return fmt.Errorf("embargo.aclj line %d: %w", n, err)
+			return fmt.Errorf("aclj line %d: %w", n, err)
 		}
 		rule, c := old[0], pending[0]
 		rule.Captures += c.Captures

@@ -13,7 +13,7 @@ import (
 // "SURT 14-digit-timestamp {json}". Released captures and tombstones share this shape.
 type CDXJ struct {
 	URL           string      `json:"url"`
-	Mime          string      `json:"mime,omitempty"`
+	Mime          string      `json:"mime"` // on the line, the drop-in form (WireMime); in a CDXJ, the capture's media type
 	Status        int         `json:"status,omitempty"`
 	Digest        string      `json:"digest"`                   // payload digest, "sha256:<hex>"
 	Length        int64       `json:"length"`                   // the record's gzip member length
@@ -34,6 +34,38 @@ type CDXJ struct {
 	HeadersTruncated bool   `json:"headers_truncated,omitempty"`
 	Revisit          bool   `json:"revisit,omitempty"` // a revisit record (identical payload)
 	RefersTo         string `json:"refers_to,omitempty"`
+	// PayloadMime is, on a revisit's line, the media type of its payload (the capture's Mime),
+	// since the line's mime is RevisitMime. FormatLine sets it from Mime and ParseLine folds it
+	// back into Mime: callers leave it empty.
+	PayloadMime string `json:"payload_mime,omitempty"`
+}
+
+// The drop-in values of a line's mime, as pywb's indexer writes them: a revisit record's line says
+// RevisitMime (pywb resolves a revisit only when its line does), a record without a media type
+// UnknownMime (the CDXJ specification requires the key).
+const (
+	RevisitMime = "warc/revisit"
+	UnknownMime = "unk"
+)
+
+// WireMime is the mime a line of a capture of media type mime says (revisit: a revisit record's).
+func WireMime(mime string, revisit bool) string {
+	switch {
+	case revisit:
+		return RevisitMime
+	case mime == "":
+		return UnknownMime
+	}
+	return mime
+}
+
+// wire is c as its line says it: the drop-in mime, and a revisit's media type in PayloadMime.
+func (c CDXJ) wire() CDXJ {
+	if c.Revisit {
+		c.PayloadMime = c.Mime
+	}
+	c.Mime = WireMime(c.Mime, c.Revisit)
+	return c
 }
 
 // The values of CDXJ.State. A line states what it is, never what may change: a shard's line is
@@ -150,6 +182,7 @@ func cutJSON(s string, n int) string {
 }
 
 func formatLine(surt string, t time.Time, c CDXJ) ([]byte, error) {
+	c = c.wire()
 	if surt == "" || bytes.ContainsAny([]byte(surt), " \n") {
 		return nil, fmt.Errorf("cdxj: bad SURT key %q", surt)
 	}

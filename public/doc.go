@@ -14,16 +14,19 @@
 //	  tombstones/TOMBSTONES-<YYYYMMDDhhmmss>-<serial>.warc.gz   one WARC metadata record per
 //	                                          embargoed capture: its facts as application/warc-fields, never a body byte
 //	  tombstones/<same name>.cdxj             one "state":"tombstone" line per tombstone
-//	  access/embargo.aclj                     pywb access rules (EmbargoRule): one exact-match block
-//	                                          rule per URL with a capture under embargo, replaced by
-//	                                          every commit that changes them
+//	  embargoed/embargoed-<YYYYMMDD>.cdxj     the tombstone lines of the captures still under embargo
+//	                                          that release that day (pywb's index; MergeEmbargoed)
+//	  access/embargo-<YYYYMMDD>.aclj          pywb access rules (EmbargoRule): one exact-match block
+//	                                          rule per URL with such a capture; both rewritten by
+//	                                          the commits that change that day (see dayfile.go)
 //	  release-log.jsonl                       the append-only audit log: what became public when
 //	  state.json                              {"generation", "last_pass", "next_release", ...},
 //	                                          replaced atomically at the end of every commit
 //
 // The timestamp in a file name is the `now` of the pass that wrote it; the 5-digit serial
 // grows across passes, so names never repeat. Every pass writes new files: a public file is
-// never appended to or rewritten, except release-log.jsonl, which only grows.
+// never appended to or rewritten, except release-log.jsonl, which only grows, and pywb's view of
+// what is under embargo (embargoed/, access/), whose day files a commit replaces whole.
 //
 // A CDXJ line is "SURT TIMESTAMP {json}\n": the SURT key of the capture's URL, one space, the
 // capture time in UTC as 14 digits, one space, and the JSON block (CDXJ) as json.Marshal writes

@@ -27,6 +27,8 @@ func (f *Fields) stringField(key string) *[]byte {
 		return &f.State
 	case "refers_to":
 		return &f.RefersTo
+	case "payload_mime":
+		return &f.PayloadMime
 	}
 	return &f.Time
 }
@@ -73,7 +75,7 @@ func fastFields(b []byte) (f Fields, ok bool) {
 				return f, false
 			}
 			f.ID, f.IDEscaped, i = b[i+1:end-1], esc, end
-		case "url", "mime", "digest", "filename", "release_at", "embargo_source", "state", "time", "refers_to":
+		case "url", "mime", "digest", "filename", "release_at", "embargo_source", "state", "time", "refers_to", "payload_mime":
 			s, next, ok := readString(b, i)
 			if !ok {
 				return f, false
@@ -139,7 +141,7 @@ func fastFields(b []byte) (f Fields, ok bool) {
 
 // known are the JSON names fastFields reads.
 var known = []string{"url", "mime", "status", "digest", "length", "offset", "filename", "usage",
-	"usage_robots", "usage_header", "release_at", "embargo_source", "id", "state", "time", "headers", "headers_truncated", "revisit", "refers_to"}
+	"usage_robots", "usage_header", "release_at", "embargo_source", "id", "state", "time", "headers", "headers_truncated", "revisit", "refers_to", "payload_mime"}
 
 // foldsToKnown reports whether an unknown key would still match a known field in encoding/json.
 func foldsToKnown(key []byte) bool {

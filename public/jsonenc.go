@@ -142,9 +142,7 @@ func appendStrings(b []byte, ss []string) []byte {
 func appendCDXJ(b []byte, c *CDXJ) []byte {
 	b = append(b, '{')
 	b = appendJSONString(appendKey(b, "url"), c.URL)
-	if c.Mime != "" {
-		b = appendJSONString(appendKey(b, "mime"), c.Mime)
-	}
+	b = appendJSONString(appendKey(b, "mime"), c.Mime)
 	if c.Status != 0 {
 		b = strconv.AppendInt(appendKey(b, "status"), int64(c.Status), 10)
 	}
@@ -186,6 +184,9 @@ func appendCDXJ(b []byte, c *CDXJ) []byte {
 	}
 	if c.RefersTo != "" {
 		b = appendJSONString(appendKey(b, "refers_to"), c.RefersTo)
+	}
+	if c.PayloadMime != "" {
+		b = appendJSONString(appendKey(b, "payload_mime"), c.PayloadMime)
 	}
 	return append(b, '}')
 }

@@ -11,7 +11,8 @@ import (
 // fields are views into the line (decoded copies when the JSON string is escaped), the
 // Content-Usage list and a tombstone's header fields stay raw JSON.
 type Fields struct {
-	URL, Mime, Digest, Filename, ReleaseAt, ID, State, Time, RefersTo []byte
+	URL, Mime, Digest, Filename, ReleaseAt, ID, State, Time, RefersTo []byte // Mime: the capture's media type (see foldMime)
+	PayloadMime                                                       []byte // the line's payload_mime, folded into Mime; nil when absent
 	EmbargoSource                                                     []byte // nil when absent
 	Usage                                                             []byte // raw JSON array of strings; nil when absent
 	UsageRobots, UsageHeader                                          []byte // raw JSON arrays of strings (the raw expressions); nil when absent
@@ -50,6 +51,7 @@ func Parse(b []byte) (Raw, error) {
 		}
 	}
 	f := &r.Block
+	f.foldMime()
 	var err error
 	if r.Time, err = parseTime(f.Time); err != nil {
 		return r, fmt.Errorf("time: %w", err)
@@ -83,6 +85,29 @@ func split(b []byte) (key, ts, js []byte, ok bool) {
 		}
 	}
 	return b[:i], b[i+1 : i+15], b[i+16:], true
+}
+
+// foldMime makes Mime the capture's media type from the drop-in form of the line (WireMime): a
+// revisit's line says RevisitMime and its payload_mime the type; UnknownMime is no type. Lines of
+// earlier versions carry the type itself, a revisit's too, and no mime when there was none.
+func (f *Fields) foldMime() {
+	if f.Revisit && string(f.Mime) == RevisitMime {
+		f.Mime = f.PayloadMime
+	}
+	if string(f.Mime) == UnknownMime {
+		f.Mime = nil
+	}
+	if len(f.Mime) == 0 {
+		f.Mime = nil
+	}
+}
+
+// nilIfEmpty is []byte(s), nil for "".
+func nilIfEmpty(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
 }
 
 // AppendID appends the capture id, decoded, to dst.
@@ -120,6 +145,7 @@ type block struct {
 	Headers       json.RawMessage `json:"headers"`
 	Revisit       bool            `json:"revisit"`
 	RefersTo      string          `json:"refers_to"`
+	PayloadMime   string          `json:"payload_mime"`
 	Truncated     bool            `json:"headers_truncated"`
 }
 
@@ -133,7 +159,7 @@ func slowFields(js []byte) (Fields, error) {
 	f := Fields{
 		URL: []byte(l.URL), Mime: []byte(l.Mime), Digest: []byte(l.Digest), Filename: []byte(l.Filename),
 		ReleaseAt: []byte(l.ReleaseAt), ID: []byte(l.ID), State: []byte(l.State), Time: []byte(l.Time),
-		RefersTo: []byte(l.RefersTo), EmbargoSource: []byte(l.EmbargoSource), Status: l.Status, Length: l.Length, Offset: l.Offset, Revisit: l.Revisit,
+		RefersTo: []byte(l.RefersTo), PayloadMime: nilIfEmpty(l.PayloadMime), EmbargoSource: []byte(l.EmbargoSource), Status: l.Status, Length: l.Length, Offset: l.Offset, Revisit: l.Revisit,
 		HeadersTruncated: l.Truncated,
 	}
 	if l.Usage != nil {

@@ -48,3 +48,32 @@ func ReadCDXJ(fsys fs.FS, name string, fn func(Line) error) error {
 	}
 	return nil
 }
+
+// Captures reads every CDXJ file of the public directory fsys (CDXJFiles, ReadCDXJ) and returns
+// each capture the public side shows once, in the order first read: its first released line
+// when it has one, else its last tombstone line (a capture still embargoed).
+func Captures(fsys fs.FS) ([]Line, error) {
+	names, err := CDXJFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
+	var lines []Line
+	at := map[string]int{} // id → index in lines
+	for _, name := range names {
+		err := ReadCDXJ(fsys, name, func(l Line) error {
+			i, ok := at[l.ID]
+			switch {
+			case !ok:
+				at[l.ID] = len(lines)
+				lines = append(lines, l)
+			case lines[i].State != StateReleased:
+				lines[i] = l
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
+}

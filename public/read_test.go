@@ -78,6 +78,43 @@ func TestReadCDXJ(t *testing.T) {
 	}
 }
 
+// TestCaptures: each capture once, in the order first read: its first released line, else its
+// last tombstone line.
+func TestCaptures(t *testing.T) {
+	t.Parallel()
+	at := func(key, state, file, releaseAt string) []byte {
+		b, err := FormatLine(key, time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC), CDXJ{URL: "https://example.com/" + key, State: state,
+			ID: "<urn:uuid:" + key + ">", Time: "2026-11-29T20:00:00Z", ReleaseAt: releaseAt, Filename: file, Length: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cat := func(ls ...[]byte) *fstest.MapFile { return &fstest.MapFile{Data: slices.Concat(ls...)} }
+	fsys := fstest.MapFS{
+		"tombstones/TOMBSTONES-1-00001.cdxj": cat(at("a", StateEmbargoed, "tombstones/T1.warc.gz", "2026-12-01T00:00:00Z"),
+			at("c", StateEmbargoed, "tombstones/T1.warc.gz", "2027-01-01T00:00:00Z")),
+		"tombstones/TOMBSTONES-2-00002.cdxj": cat(at("c", StateEmbargoed, "tombstones/T2.warc.gz", "2027-01-01T00:00:00Z")),
+		"shards/PUBLIC-1-00001.cdxj":         cat(at("a", StateReleased, "shards/P1.warc.gz", "2026-12-01T00:00:00Z"), at("b", StateReleased, "shards/P1.warc.gz", "2026-12-01T00:00:00Z")),
+		"shards/PUBLIC-2-00002.cdxj":         cat(at("a", StateReleased, "shards/P2.warc.gz", "2026-12-01T00:00:00Z")),
+	}
+	got, err := Captures(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var desc []string
+	for _, l := range got {
+		desc = append(desc, l.URL[len("https://example.com/"):]+" "+l.State+" "+l.Filename)
+	}
+	want := []string{"a released shards/P1.warc.gz", "b released shards/P1.warc.gz", "c embargoed tombstones/T2.warc.gz"}
+	if !slices.Equal(desc, want) {
+		t.Errorf("Captures = %q\nwant %q", desc, want)
+	}
+	if _, err := Captures(fstest.MapFS{"shards/PUBLIC-1-00001.cdxj": {Data: []byte("garbage\n")}}); err == nil {
+		t.Error("a bad line: no error")
+	}
+}
+
 func TestReadLog(t *testing.T) {
 	t.Parallel()
 	log := `{"pass":"2026-11-29T20:00:00Z","event":"released","id":"a","url":"u","digest":"d","release_at":"2026-11-29T20:00:00Z","file":"shards/P.warc.gz","offset":1,"length":2,"request":{"file":"shards/P.warc.gz","offset":0,"length":1}}

@@ -148,7 +148,7 @@ type published struct {
 	logSize int64          // release-log.jsonl's size
 	serial  map[string]int // the next serial of the public files of each prefix
 	index   *pubindex.Set  // the public index, open
-	rules   *accessRules   // the access rules, once a commit has read them (nil before)
+	rules   *accessRules   // pywb's view of what is under embargo (public/access/, public/embargoed/), once a commit has read it (nil before)
 }
 
 // staged is what the copy or the tombstones stage wrote for one commit: its files under
@@ -291,7 +291,7 @@ func (r *Releaser) begin(ctx context.Context, ix *store.Index, now time.Time) (_
 
 // prepareDirs creates public/ (world-readable) and an empty release-tmp/.
 func prepareDirs(dataDir string) error {
-	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir)} {
+	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir), layout.Embargoed(dataDir)} {
 		if err := os.MkdirAll(d, publicDirMode); err != nil {
 			return err
 		}

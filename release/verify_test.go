@@ -112,15 +112,42 @@ func TestVerifyFindsTampering(t *testing.T) {
 			os.Chmod(firstShard(a.dir), 0o600)
 		}, "not world-readable"},
 		{"an access rule dropped", func(t *testing.T, a *archive) {
-			b, _ := os.ReadFile(layout.EmbargoACL(a.dir))
+			p := firstDayFile(t, layout.Access(a.dir))
+			b, _ := os.ReadFile(p)
 			_, rest, _ := bytes.Cut(b, []byte("\n"))
-			os.WriteFile(layout.EmbargoACL(a.dir), rest, 0o644)
-		}, "do not count their tombstoned captures"},
+			os.WriteFile(p, rest, 0o644)
+		}, "do not count the tombstoned captures"},
 		{"access rules out of order", func(t *testing.T, a *archive) {
-			b, _ := os.ReadFile(layout.EmbargoACL(a.dir))
+			p := lastDayFile(t, layout.Access(a.dir))
+			b, _ := os.ReadFile(p)
 			first, rest, _ := bytes.Cut(b, []byte("\n"))
-			os.WriteFile(layout.EmbargoACL(a.dir), append(rest, append(first, '\n')...), 0o644)
+			os.WriteFile(p, append(rest, append(first, '\n')...), 0o644)
 		}, "not in descending order"},
+		{"a tombstone line dropped from pywb's view", func(t *testing.T, a *archive) {
+			p := firstDayFile(t, layout.Embargoed(a.dir))
+			b, _ := os.ReadFile(p)
+			_, rest, _ := bytes.Cut(b, []byte("\n"))
+			os.WriteFile(p, rest, 0o644)
+		}, "tombstone lines"},
+		{"a released capture's tombstone line left in pywb's view", func(t *testing.T, a *archive) {
+			r, _ := publicLines(t, a.dir)
+			for _, b := range snapshot(t, a.dir) {
+				for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+					if l, err := public.ParseLine(line); err == nil && l.State == public.StateReleased && r[l.ID] > 0 && l.ReleaseAt != "" {
+						l.State = public.StateTombstone
+						nb, _ := public.FormatLine(l.SURT, mustTime(t, l.Time), l.CDXJ)
+						p := firstDayFile(t, layout.Embargoed(a.dir))
+						old, _ := os.ReadFile(p)
+						os.WriteFile(p, sortedLines(append(old, nb...)), 0o644)
+						return
+					}
+				}
+			}
+			t.Skip("nothing released")
+		}, "tombstone lines"},
+		{"rules of an earlier version beside the days", func(t *testing.T, a *archive) {
+			os.WriteFile(layout.EmbargoACL(a.dir), []byte("com,example)/### - {\"access\":\"block\",\"url\":\"https://example.com/\",\"captures\":1}\n"), 0o644)
+		}, "beside the rules by release day"},
 		{"a pending commit", func(t *testing.T, a *archive) {
 			os.WriteFile(layout.ReleaseJournal(a.dir), []byte("{}"), 0o600)
 		}, "pending"},

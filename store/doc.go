@@ -1,7 +1,8 @@
 // Package store is the sealed repository: WARC 1.1 files in dataDir/sealed (mode 0700) and the
-// release-ordered bbolt index dataDir/index.db. It writes captures durably (Seal), reads records
-// back by location (ReadRecord, ReadAt, MemberReader, ScanFile), recovers from a killed writer
-// (Open), and checks or rebuilds the index from the WARC files alone (Verify, Reindex). It also
+// release-ordered bbolt index dataDir/index.db (package store/index). It writes captures durably
+// (Seal), reads records back by location (ReadRecord, ReadAt, MemberReader, ScanFile), recovers
+// from a killed writer (Open), and checks or rebuilds the index from the WARC files alone
+// (Verify, Reindex). It also
 // holds the WARC record conventions the releaser shares: digests (Digest), record ids
 // (DerivedRecordID) and records written without gowarc's builder (MarshalRecord, WarcinfoBlock).
 //
@@ -33,15 +34,11 @@
 // a killed writer back to that point (dropping, and reporting, any entry that points past valid
 // data) and renames it to its final name.
 //
-// Index. index.db (schema 2) keeps each capture's entry once, in a compact binary layout
-// (entrycodec.go), under its release time and id in the bucket of its state (sealed, tombstoned,
-// released), so a release pass reads what is due, and only that, in key order; small buckets map
-// ids, URLs and first-seen representations to those keys. Mark applies a whole commit in one
-// transaction, in key order. A schema 1 index (JSON entries) is rebuilt beside index.db and renamed
-// over it when first opened, or rebuilt from the WARC files by Reindex.
+// Index. The bbolt index dataDir/index.db is package store/index; Seal indexes each batch through
+// one of its transactions (index.Tx), Open's recovery and Verify read it, Reindex builds a new one
+// (index.Build) from the WARC files. The index's types are known here by their names in store
+// (Entry, Location, Mark, Index, …), as the release pass and the commands use them.
 //
-// Locking. index.db is opened per operation, with a timeout: a busy index gives a
-// *lockfile.BusyError (errors.Is lockfile.ErrBusy) naming the file and, on Linux, the holding
-// process. A Store also holds dataDir/sealed.lock for its lifetime, so only one writer (or
-// Reindex) works on a repository.
+// Locking. A Store holds dataDir/sealed.lock for its lifetime, so only one writer (or Reindex)
+// works on a repository; the index locks itself per operation (store/index).
 package store

@@ -10,8 +10,8 @@ import (
 
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/store/index"
 	"github.com/nlnwa/gowarc/v3"
-	bolt "go.etcd.io/bbolt"
 )
 
 // copyOldForm copies the archive of testdata/oldform (written by an earlier version: JSON
@@ -117,14 +117,14 @@ func TestVerifyOlderKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ix.update(func(tx *bolt.Tx) error {
+	if err := ix.Update(func(tx *index.Tx) error {
 		for _, id := range []string{all[2].ID, all[3].ID} {
-			e, _, _ := getEntry(newCodec(tx), id)
-			if err := deleteEntry(tx, e); err != nil {
+			e, _, _ := tx.Get(id)
+			if err := tx.Delete(e); err != nil {
 				return err
 			}
 			e.SURT = strings.Replace(e.SURT, "com,example)", "example.com)", 1) // a key of another form
-			if err := putEntry(newCodec(tx), e); err != nil {
+			if err := tx.Put([]Entry{e}); err != nil {
 				return err
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/archivectl/archivectl/internal/oneline"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -173,7 +174,7 @@ type Damage struct {
 }
 
 // Reason is Err's message on one line.
-func (d Damage) Reason() string { return oneLine(d.Err) }
+func (d Damage) Reason() string { return oneline.Of(d.Err) }
 
 // ScanFileResync is ScanFile that goes on past a bad record: it calls damaged with the stretch that
 // holds no readable record and resynchronises at the next gzip member header (1f 8b 08; every

@@ -208,19 +208,3 @@ func (r *rebuilder) attribute(partial []partialCapture) []Problem {
 	}
 	return ps
 }
-
-// oneLine is err's message on one line: the distinct messages of joined errors (gowarc joins a
-// read error with the same error again on close) separated by "; ".
-func oneLine(err error) string {
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return strings.ReplaceAll(err.Error(), "\n", " ")
-	}
-	var msgs []string
-	for _, e := range j.Unwrap() {
-		if m := oneLine(e); !slices.Contains(msgs, m) {
-			msgs = append(msgs, m)
-		}
-	}
-	return strings.Join(msgs, "; ")
-}

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/archivectl/archivectl/internal/durable"
+	"github.com/archivectl/archivectl/store/index"
 	"github.com/nlnwa/gowarc/v3"
-	bolt "go.etcd.io/bbolt"
 )
 
 // errStop ends a scan early without an error.
@@ -44,8 +44,8 @@ func recoverFile(sealed, path string, ix *Index) ([]Problem, error) {
 	name := strings.TrimSuffix(filepath.Base(path), openSuffix)
 	var committed int64
 	var known bool
-	if err := ix.view(func(tx *bolt.Tx) error {
-		committed, known = fileEnd(tx, name)
+	if err := ix.View(func(tx *index.Tx) error {
+		committed, known = tx.FileEnd(name)
 		return nil
 	}); err != nil {
 		return nil, err
@@ -115,10 +115,10 @@ func recoverFile(sealed, path string, ix *Index) ([]Problem, error) {
 // committed end to the end of the last capture that stays, which it returns. It walks all
 // captures: it runs only when a write was lost.
 func dropPast(ix *Index, file string, end int64) (dropped []string, keep int64, err error) {
-	err = ix.update(func(tx *bolt.Tx) error {
+	err = ix.Update(func(tx *index.Tx) error {
 		dropped, keep = dropped[:0], 0
 		var doomed []Entry
-		err := eachEntry(newCodec(tx), func(e Entry) error {
+		err := tx.Each(func(e Entry) error {
 			past, last := false, int64(0)
 			for _, l := range []Location{e.Request, e.Response, e.Metadata} {
 				if l.File == file {
@@ -137,49 +137,12 @@ func dropPast(ix *Index, file string, end int64) (dropped []string, keep int64, 
 			return err
 		}
 		for _, e := range doomed {
-			if err := deleteEntry(tx, e); err != nil {
+			if err := tx.Delete(e); err != nil {
 				return err
 			}
 			dropped = append(dropped, e.ID)
 		}
-		return setFileEnd(tx, file, keep)
+		return tx.SetFileEnd(file, keep)
 	})
 	return dropped, keep, err
-}
-
-// eachEntry calls fn for every entry of the index, state by state in release order.
-func eachEntry(c *codec, fn func(Entry) error) error {
-	for s := Sealed; s <= Released; s++ {
-		err := c.tx.Bucket(stateBuckets[s]).ForEach(func(k, v []byte) error {
-			e, err := c.decode(s, k, v)
-			if err != nil {
-				return err
-			}
-			return fn(e)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// deleteEntry removes a capture and every key that points at it.
-func deleteEntry(tx *bolt.Tx, e Entry) error {
-	for _, del := range []struct {
-		b []byte
-		k []byte
-	}{
-		{stateBuckets[e.State], entryKey(e.ReleaseAt, e.ID)},
-		{bucketIDs, idKey(e.ID)},
-		{bucketURLs, urlKey(e.SURT, e.Time, e.ID)},
-	} {
-		if err := tx.Bucket(del.b).Delete(del.k); err != nil {
-			return err
-		}
-	}
-	if err := deleteFirstSeen(tx, e); err != nil {
-		return err
-	}
-	return addCount(tx, e.State, -1)
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
-	bolt "go.etcd.io/bbolt"
+	"github.com/archivectl/archivectl/store/index"
 )
 
 // sealMixed fills a store with captures of every kind: periods, Last-Modified, robots.txt,
@@ -107,14 +107,14 @@ func TestReindex(t *testing.T) {
 				// Without the old index the release states are gone: compare with a twin whose
 				// states were never moved.
 				ix, _ := OpenIndex(path, time.Second)
-				if err := ix.update(func(tx *bolt.Tx) error {
+				if err := ix.Update(func(tx *index.Tx) error {
 					for _, id := range ids[:2] {
-						e, _, _ := getEntry(newCodec(tx), id)
-						if err := deleteEntry(tx, e); err != nil {
+						e, _, _ := tx.Get(id)
+						if err := tx.Delete(e); err != nil {
 							return err
 						}
 						e.State, e.Public = Sealed, Location{}
-						if err := putEntry(newCodec(tx), e); err != nil {
+						if err := tx.Put([]Entry{e}); err != nil {
 							return err
 						}
 					}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/store/index"
 	"github.com/nlnwa/gowarc/v3"
-	bolt "go.etcd.io/bbolt"
 )
 
 // Seal writes each capture as a request, a response (or a revisit when this URL's payload was
@@ -47,9 +47,9 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 	}
 	var entries []Entry
 	startFile, startSize := s.w.name, s.w.size
-	err := s.ix.update(func(tx *bolt.Tx) error {
+	err := s.ix.Update(func(tx *index.Tx) error {
 		entries = entries[:0]
-		b := batch{c: newCodec(tx), firsts: map[string]string{}, originals: map[string]Entry{}, log: s.opt.Logger}
+		b := batch{tx: tx, firsts: map[representation]string{}, originals: map[string]Entry{}, log: s.opt.Logger}
 		for _, p := range ps {
 			if err := s.decide(&b, p); err != nil {
 				return err
@@ -64,11 +64,11 @@ func (s *Store) Seal(ctx context.Context, caps []Capture) ([]Entry, error) {
 		}
 		// The file is synced while the batch is indexed; the index commits only once it is durable.
 		synced := s.w.startSync()
-		if err := putEntries(b.c, entries); err != nil {
+		if err := tx.Put(entries); err != nil {
 			return err
 		}
 		for f, end := range ends {
-			if err := setFileEnd(tx, f, end); err != nil {
+			if err := tx.SetFileEnd(f, end); err != nil {
 				return err
 			}
 		}
@@ -212,18 +212,21 @@ func (s *Store) build(c Capture) (*sealing, error) {
 
 // batch is the state of one Seal: its transaction and the representations it has seen so far.
 type batch struct {
-	c         *codec            // of its transaction
-	firsts    map[string]string // firstSeenKey → id of the first capture, within this batch
-	originals map[string]Entry  // id → entry, for originals sealed in this batch
+	tx        *index.Tx
+	firsts    map[representation]string // id of the first capture of each, within this batch
+	originals map[string]Entry          // id → entry, for originals sealed in this batch
 	log       *slog.Logger
 }
 
+// representation is what first seen is the first capture of: a URL (its SURT) and a payload digest.
+type representation struct{ surt, digest string }
+
 // firstSeen looks the first capture of a representation up in this batch, then in the index.
 func (b *batch) firstSeen(surt, digest string) (Entry, bool, error) {
-	if id, ok := b.firsts[string(firstSeenKey(surt, digest))]; ok {
+	if id, ok := b.firsts[representation{surt, digest}]; ok {
 		return b.originals[id], true, nil
 	}
-	return lookupFirstSeen(b.c, surt, digest)
+	return b.tx.FirstSeen(surt, digest)
 }
 
 // decide fixes the capture's first seen, release time and whether it is a revisit
@@ -254,7 +257,7 @@ func (s *Store) decide(b *batch, p *sealing) error {
 		}
 		return b.waitForPage(p)
 	}
-	k := string(firstSeenKey(e.SURT, e.PayloadDigest))
+	k := representation{e.SURT, e.PayloadDigest}
 	if !found || e.Time.Before(orig.Time) {
 		b.firsts[k] = e.ID
 	}
@@ -277,7 +280,7 @@ func (b *batch) waitForPage(p *sealing) error {
 	if id == "" {
 		return nil
 	}
-	page, ok, err := getEntry(b.c, id)
+	page, ok, err := b.tx.Get(id)
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: requisite of %s: %w", e.URL, id, err)

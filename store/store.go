@@ -10,6 +10,7 @@ import (
 
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/store/index"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -86,12 +87,12 @@ func Open(dataDir string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix, err := openIndex(layout.Index(dataDir), opt.LockTimeout, opt.Logger)
+	ix, err := index.Open(layout.Index(dataDir), opt.LockTimeout, opt.Logger)
 	if err != nil {
 		lock.Release()
 		return nil, err
 	}
-	ix.noSync = opt.BulkLoad
+	ix.SetNoSync(opt.BulkLoad)
 	s := &Store{sealed: sealed, opt: opt, ix: ix, lock: lock}
 	if s.recovered, err = recoverOpen(sealed, ix, opt.Logger); err != nil {
 		lock.Release()
@@ -130,7 +131,7 @@ func (s *Store) Close() error {
 	s.closed = true
 	err := s.w.closeFile()
 	if s.opt.BulkLoad {
-		err = errors.Join(err, s.ix.sync())
+		err = errors.Join(err, s.ix.Sync())
 	}
 	if lerr := s.lock.Release(); err == nil {
 		err = lerr

@@ -1,25 +1,17 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"io/fs"
-	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
-	bolt "go.etcd.io/bbolt"
+	"github.com/archivectl/archivectl/store/index"
 )
 
 // copyFixture copies the schema 1 archive of testdata/v1 (made by the code of commit ba5e1cf)
@@ -47,117 +39,30 @@ func copyFixture(t testing.TB) string {
 	return dst
 }
 
-// v1Entries reads the JSON entries and file ends of a schema 1 index as stored.
-func v1Entries(t testing.TB, path string) (map[string]Entry, map[string]int64) {
+// upgraded opens the schema 1 index of the fixture at dir, which upgrades it (store/index tests
+// the upgrade itself), checks the archive as Verify does, and returns the index's entries.
+func upgraded(t *testing.T, dir string) map[string]Entry {
 	t.Helper()
-	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
-	if err != nil {
+	path := filepath.Join(dir, layout.IndexFile)
+	if _, err := index.Open(path, time.Second, quietLogger()); err != nil {
 		t.Fatal(err)
-	}
-	defer db.Close()
-	entries, ends := map[string]Entry{}, map[string]int64{}
-	if err := db.View(func(tx *bolt.Tx) error {
-		if s := readSchema(tx); s != 1 {
-			t.Fatalf("%s has schema %d", path, s)
-		}
-		if err := tx.Bucket(bucketV1Captures).ForEach(func(k, v []byte) error {
-			var e Entry
-			err := json.Unmarshal(v, &e)
-			entries[string(k)] = e
-			return err
-		}); err != nil {
-			return err
-		}
-		return tx.Bucket(bucketFiles).ForEach(func(k, _ []byte) error {
-			ends[string(k)], _ = fileEnd(tx, string(k))
-			return nil
-		})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return entries, ends
-}
-
-// checkUpgraded checks that the index at dir holds exactly the schema 1 entries want.
-func checkUpgraded(t *testing.T, dir string, want map[string]Entry, wantEnds map[string]int64) {
-	t.Helper()
-	ix := &Index{path: filepath.Join(dir, layout.IndexFile), timeout: time.Second}
-	if s, err := ix.schema(); err != nil || s != schemaVersion {
-		t.Fatalf("schema %d %v", s, err)
-	}
-	ids := slices.Sorted(func(yield func(string) bool) {
-		for id := range want {
-			if !yield(id) {
-				return
-			}
-		}
-	})
-	got, err := ix.GetMany(ids)
-	if err != nil || len(got) != len(want) {
-		t.Fatalf("%d of %d entries (%v)", len(got), len(want), err)
-	}
-	for id, w := range want {
-		if g := got[id]; !reflect.DeepEqual(g, w) {
-			t.Errorf("entry %s\n got %+v\nwant %+v", id, g, w)
-		}
-	}
-	ends := map[string]int64{}
-	if err := ix.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketFiles).ForEach(func(k, _ []byte) error {
-			ends[string(k)], _ = fileEnd(tx, string(k))
-			return nil
-		})
-	}); err != nil || !reflect.DeepEqual(ends, wantEnds) {
-		t.Errorf("file ends %v (%v), want %v", ends, err, wantEnds)
 	}
 	if ps, err := Verify(context.Background(), dir); err != nil || len(ps) != 0 {
 		t.Errorf("verify: %v %v", ps, err)
 	}
-}
-
-func TestUpgradeV1Fixture(t *testing.T) {
-	t.Parallel()
-	dir := copyFixture(t)
-	path := filepath.Join(dir, layout.IndexFile)
-	want, ends := v1Entries(t, path)
-	if len(want) != 7 {
-		t.Fatalf("the fixture holds %d captures, want 7", len(want))
-	}
-	var logged bytes.Buffer
-	log := slog.New(slog.NewTextHandler(&logged, nil))
-	ix, err := openIndex(path, time.Second, log)
+	c, err := index.Check(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Split(strings.TrimSpace(logged.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "upgrading index.db in place from schema 1") {
-		t.Errorf("the upgrade logged %q, want one line", logged.String())
-	}
-	checkUpgraded(t, dir, want, ends)
-	if c, err := ix.Counts(t0.Add(8 * 24 * time.Hour)); err != nil || c != (Counts{Sealed: 1, Tombstoned: 2, Released: 4}) {
-		t.Errorf("counts %+v %v", c, err)
-	}
-	byState := func(s CaptureState) (ids []string) {
-		for id, e := range want {
-			if e.State == s {
-				ids = append(ids, id)
-			}
-		}
-		return ids
-	}
-	due := collect(t, func(fn func(Entry) error) error { return ix.Due(t0.Add(365*24*time.Hour), fn) })
-	if !slices.Equal(slices.Sorted(slices.Values(due)), slices.Sorted(slices.Values(append(byState(Sealed), byState(Tombstoned)...)))) {
-		t.Errorf("due after a year: %v", due)
-	}
-	if got := collect(t, func(fn func(Entry) error) error { return ix.Embargoed(t0.Add(9*24*time.Hour), fn) }); !slices.Equal(got, byState(Sealed)) {
-		t.Errorf("embargoed %v, want %v", got, byState(Sealed))
-	}
-	if got := collect(t, func(fn func(Entry) error) error { return ix.ByURL("example,fixture)/a", fn) }); len(got) != 2 {
-		t.Errorf("by URL /a: %v", got)
-	}
-	logged.Reset()
-	if _, err := openIndex(path, time.Second, log); err != nil || logged.Len() != 0 {
-		t.Errorf("second open: %v, logged %q", err, logged.String())
-	}
+	return c.Entries
+}
+
+// TestUpgradedArchive: an archive whose index was upgraded from schema 1 verifies, and sealing
+// into it builds on the facts carried over.
+func TestUpgradedArchive(t *testing.T) {
+	t.Parallel()
+	dir := copyFixture(t)
+	want := upgraded(t, dir)
 	// Sealing into the upgraded archive: the first-seen facts carried over make this a revisit.
 	var b Entry
 	for _, e := range want {
@@ -174,99 +79,24 @@ func TestUpgradeV1Fixture(t *testing.T) {
 	}
 }
 
-func TestUpgradeLeftovers(t *testing.T) {
-	t.Parallel()
-	for _, v1 := range []bool{true, false} {
-		dir := copyFixture(t)
-		path := filepath.Join(dir, layout.IndexFile)
-		want, ends := v1Entries(t, path)
-		if !v1 {
-			if _, err := openIndex(path, time.Second, quietLogger()); err != nil {
-				t.Fatal(err)
-			}
-		}
-		leftovers := []string{path + upgradeSuffix, path + upgradeSuffix + buildSuffix}
-		for _, p := range leftovers {
-			if err := os.WriteFile(p, []byte("half an index"), 0o600); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := openIndex(path, time.Second, quietLogger()); err != nil {
-			t.Fatalf("beside schema 1 %v: %v", v1, err)
-		}
-		for _, p := range leftovers {
-			if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("beside schema 1 %v: leftover %s stays (%v)", v1, p, err)
-			}
-		}
-		checkUpgraded(t, dir, want, ends)
-	}
-}
-
+// TestReindexV1: Reindex rebuilds a schema 1 archive's index from its WARC files to what the
+// upgrade makes of the old index: every entry, its release state carried over, and file ends.
 func TestReindexV1(t *testing.T) {
 	t.Parallel()
-	dir := copyFixture(t)
-	want, ends := v1Entries(t, filepath.Join(dir, layout.IndexFile))
+	twin, dir := copyFixture(t), copyFixture(t)
+	want := upgraded(t, twin)
 	if ps, err := Reindex(context.Background(), dir); err != nil || len(ps) != 0 {
 		t.Fatalf("reindex: %v %v", ps, err)
 	}
-	checkUpgraded(t, dir, want, ends)
-}
-
-// TestUpgradeKillChild is the child process of TestUpgradeKilled: it upgrades the index of
-// STORE_UPGRADE_DIR and kills itself at step STORE_UPGRADE_STEP.
-func TestUpgradeKillChild(t *testing.T) {
-	dir := os.Getenv("STORE_UPGRADE_DIR")
-	if dir == "" {
-		t.Skip("the child process of TestUpgradeKilled")
-	}
-	upgradeHook = func(step string) {
-		if step == os.Getenv("STORE_UPGRADE_STEP") {
-			syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		}
-	}
-	if _, err := openIndex(filepath.Join(dir, layout.IndexFile), time.Second, quietLogger()); err != nil {
+	got, err := index.Check(filepath.Join(dir, layout.IndexFile))
+	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// TestUpgradeKilled kills an upgrade after the new index is built and after it is renamed: the
-// first leaves schema 1 untouched (and a leftover), the second schema 2; the next open ends with
-// schema 2 holding every entry either way.
-func TestUpgradeKilled(t *testing.T) {
-	t.Parallel()
-	for _, step := range []string{"built", "renamed"} {
-		dir := copyFixture(t)
-		path := filepath.Join(dir, layout.IndexFile)
-		want, ends := v1Entries(t, path)
-		before, _ := os.ReadFile(path)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestUpgradeKillChild$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "STORE_UPGRADE_DIR="+dir, "STORE_UPGRADE_STEP="+step)
-		out, err := cmd.CombinedOutput()
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("%s: the child was not killed: %v\n%s", step, err, out)
-		}
-		after, _ := os.ReadFile(path)
-		_, leftErr := os.Stat(path + upgradeSuffix)
-		switch step {
-		case "built":
-			if !bytes.Equal(before, after) || leftErr != nil {
-				t.Errorf("killed before the rename: index.db changed %v, leftover %v", !bytes.Equal(before, after), leftErr)
-			}
-		case "renamed":
-			if ix := (&Index{path: path, timeout: time.Second}); !errors.Is(leftErr, fs.ErrNotExist) {
-				t.Errorf("killed after the rename: leftover %v", leftErr)
-			} else if s, err := ix.schema(); s != schemaVersion || err != nil {
-				t.Errorf("killed after the rename: schema %d %v", s, err)
-			}
-		}
-		if _, err := openIndex(path, time.Second, quietLogger()); err != nil {
-			t.Fatalf("%s: open after the kill: %v", step, err)
-		}
-		if _, err := os.Stat(path + upgradeSuffix); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("%s: the leftover stays after the next open", step)
-		}
-		checkUpgraded(t, dir, want, ends)
+	wantEnds, _ := index.Check(filepath.Join(twin, layout.IndexFile))
+	if !reflect.DeepEqual(got.Entries, want) || !reflect.DeepEqual(got.Ends, wantEnds.Ends) || len(got.Problems) != 0 {
+		t.Errorf("reindexed\n%+v\nends %v, problems %v\nwant the upgrade's\n%+v\nends %v", got.Entries, got.Ends, got.Problems, want, wantEnds.Ends)
+	}
+	if ps, err := Verify(context.Background(), dir); err != nil || len(ps) != 0 {
+		t.Errorf("verify: %v %v", ps, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
 )
@@ -68,6 +69,7 @@ type ServeConfig struct {
 	Listen       string `yaml:"listen"`
 	Check        string `yaml:"check"`         // the publisher self-check at /check: on, paste (no fetches) or off
 	CheckPrivate bool   `yaml:"check_private"` // the self-check may fetch robots.txt from loopback and private addresses
+	ReplayURL    string `yaml:"replay_url"`    // the ReplayWeb.page instance "Open as page" uses; "off": no such links
 }
 
 // version is archivectl's version, sent in the User-Agent.
@@ -86,69 +88,97 @@ func defaultUserAgent(token, contact string) string {
 	return fmt.Sprintf("Mozilla/5.0 (compatible; %s/%s; +%s)", token, version, contact)
 }
 
-// defaultConfig is what archivectl uses with no config file.
+// defaultConfig is what archivectl uses with no config file: the crawl's keys hold the
+// crawler's defaults (crawler.Defaults).
 func defaultConfig() Config {
-	d := crawler.Defaults()
-	return Config{
+	c := Config{
 		Data:    defaultData,
 		Contact: defaultContact,
-		Crawl: CrawlConfig{
-			Agent:                 d.Agent,
-			UserAgent:             d.UserAgent,
-			Delay:                 d.Delay,
-			MaxDelay:              d.MaxDelay,
-			Concurrency:           d.Concurrency,
-			MaxPages:              d.MaxPages,
-			MaxDepth:              d.MaxDepth,
-			MaxBody:               d.MaxBody,
-			Timeout:               d.Timeout,
-			Retries:               d.Retries,
-			RobotsUnreachableDays: d.RobotsUnreachableDays,
-			MaxRetryAfter:         d.MaxRetryAfter,
-			RetryBackoff:          d.RetryBackoff,
-			MaxURLLength:          d.MaxURLLength,
-			MaxPathDepth:          d.MaxPathDepth,
-			MaxPathRepeats:        d.MaxPathRepeats,
-			Scope:                 string(d.Scope),
-			Sitemaps:              string(d.Sitemaps),
-			NoRequisites:          d.NoRequisites,
-			HeaderEmbargo:         d.HeaderEmbargo,
-		},
 		Store:   StoreConfig{MaxFileSize: store.DefaultMaxFileSize, Digest: store.DefaultDigest},
 		Release: ReleaseConfig{ShardSize: release.DefaultShardSize},
-		Serve:   ServeConfig{Listen: defaultListen, Check: "on"},
+		Serve:   ServeConfig{Listen: defaultListen, Check: "on", ReplayURL: lookup.DefaultReplayURL},
 	}
+	d := crawler.Defaults()
+	for _, s := range crawlSettings(&c.Crawl, &d) {
+		s.fromCrawler()
+	}
+	return c
 }
 
 // crawlerConfig is the crawl that cfg describes, seeds aside; crawl and demo both start from it.
 func crawlerConfig(cfg Config) crawler.Config {
-	cc := cfg.Crawl
-	ua := cc.UserAgent
-	if ua == "" {
-		ua = defaultUserAgent(cc.Agent, cfg.Contact)
+	c := crawler.Config{DataDir: cfg.Data}
+	for _, s := range crawlSettings(&cfg.Crawl, &c) {
+		s.toCrawler()
 	}
-	c := crawler.Config{
-		DataDir:               cfg.Data,
-		Agent:                 cc.Agent,
-		UserAgent:             ua,
-		Delay:                 cc.Delay,
-		MaxDelay:              cc.MaxDelay,
-		MaxRetryAfter:         cc.MaxRetryAfter,
-		Concurrency:           cc.Concurrency,
-		MaxPages:              cc.MaxPages,
-		MaxDepth:              cc.MaxDepth,
-		MaxBody:               cc.MaxBody,
-		Timeout:               cc.Timeout,
-		Retries:               cc.Retries,
-		RetryBackoff:          cc.RetryBackoff,
-		RobotsUnreachableDays: cc.RobotsUnreachableDays,
-		MaxURLLength:          cc.MaxURLLength,
-		MaxPathDepth:          cc.MaxPathDepth,
-		MaxPathRepeats:        cc.MaxPathRepeats,
+	if c.UserAgent == "" {
+		c.UserAgent = defaultUserAgent(c.Agent, cfg.Contact)
 	}
-	reachSettings(cc, &c)
-	c.Partition, _ = crawler.ParsePartition(cc.Partition) // checked with the configuration; "" is all
 	return c
+}
+
+// crawlSettings pairs every key of the configuration's crawl section (cc) with the field of the
+// crawl (c) it sets: the one place the two meet, read one way for the defaults and the other way
+// for a crawl. Scope, sitemaps and partition are parsed on the way in (the configuration check
+// has refused a bad value before; an unparsed scope or mode is kept for the crawler to refuse).
+func crawlSettings(cc *CrawlConfig, c *crawler.Config) []setting {
+	return []setting{
+		same(&cc.Agent, &c.Agent),
+		same(&cc.UserAgent, &c.UserAgent),
+		same(&cc.Delay, &c.Delay),
+		same(&cc.MaxDelay, &c.MaxDelay),
+		same(&cc.Concurrency, &c.Concurrency),
+		same(&cc.MaxPages, &c.MaxPages),
+		same(&cc.MaxDepth, &c.MaxDepth),
+		same(&cc.MaxBody, &c.MaxBody),
+		same(&cc.Timeout, &c.Timeout),
+		same(&cc.Retries, &c.Retries),
+		same(&cc.RobotsUnreachableDays, &c.RobotsUnreachableDays),
+		same(&cc.MaxRetryAfter, &c.MaxRetryAfter),
+		same(&cc.RetryBackoff, &c.RetryBackoff),
+		same(&cc.MaxURLLength, &c.MaxURLLength),
+		same(&cc.MaxPathDepth, &c.MaxPathDepth),
+		same(&cc.MaxPathRepeats, &c.MaxPathRepeats),
+		converted(&cc.Scope, &c.Scope, func(s string) crawler.Scope {
+			if sc, err := crawler.ParseScope(s); err == nil {
+				return sc
+			}
+			return crawler.Scope(s)
+		}, func(sc crawler.Scope) string { return string(sc) }),
+		same(&cc.Include, &c.Include),
+		same(&cc.Exclude, &c.Exclude),
+		same(&cc.NoRequisites, &c.NoRequisites),
+		converted(&cc.Sitemaps, &c.Sitemaps, func(s string) crawler.SitemapMode {
+			if m, err := crawler.ParseSitemapMode(s); err == nil {
+				return m
+			}
+			return crawler.SitemapMode(s)
+		}, func(m crawler.SitemapMode) string { return string(m) }),
+		same(&cc.HeaderEmbargo, &c.HeaderEmbargo),
+		same(&cc.Resolve, &c.Resolve),
+		converted(&cc.Partition, &c.Partition, func(s string) crawler.Partition {
+			p, _ := crawler.ParsePartition(s) // "" is all
+			return p
+		}, func(p crawler.Partition) string {
+			if p.N == 0 {
+				return "" // all, as the key's empty value says
+			}
+			return p.String()
+		}),
+	}
+}
+
+// setting is one configuration key's copy into the crawl, and back.
+type setting struct{ toCrawler, fromCrawler func() }
+
+// same is the setting of a key whose value is the crawl's as it is.
+func same[T any](key, field *T) setting {
+	return setting{func() { *field = *key }, func() { *key = *field }}
+}
+
+// converted is the setting of a key whose value the crawl holds in another type.
+func converted[K, F any](key *K, field *F, in func(K) F, out func(F) K) setting {
+	return setting{func() { *field = in(*key) }, func() { *key = out(*field) }}
 }
 
 // storeOptions are the sealed repository's options that cfg describes.

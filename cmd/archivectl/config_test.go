@@ -70,7 +70,7 @@ func TestCrawlerConfigCarriesEverySetting(t *testing.T) {
 		t.Errorf("crawlerConfig = %+v\nwant %+v", got, want)
 	}
 	if n := reflect.TypeFor[CrawlConfig]().NumField(); n != 24 {
-		t.Errorf("CrawlConfig has %d fields: give crawlerConfig and this test the new ones", n)
+		t.Errorf("CrawlConfig has %d fields: give crawlSettings and this test the new ones", n)
 	}
 
 	cfg.Crawl.UserAgent = ""
@@ -145,8 +145,10 @@ func TestReachSettings(t *testing.T) {
 	if err := os.WriteFile(path, []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fromFile := crawler.Config{Scope: crawler.ScopeDomain, Include: []string{"/news/", "https://a.example/x*"}, Exclude: []string{"*.pdf$"},
-		NoRequisites: true, Sitemaps: crawler.SitemapsAll, HeaderEmbargo: true, Resolve: map[string]string{"a.example": "127.0.0.1"}}
+	fromFile := crawlerConfig(defaultConfig())
+	fromFile.Scope, fromFile.Include, fromFile.Exclude = crawler.ScopeDomain, []string{"/news/", "https://a.example/x*"}, []string{"*.pdf$"}
+	fromFile.NoRequisites, fromFile.Sitemaps, fromFile.HeaderEmbargo = true, crawler.SitemapsAll, true
+	fromFile.Resolve = map[string]string{"a.example": "127.0.0.1"}
 	tests := []struct {
 		name string
 		args []string
@@ -171,9 +173,7 @@ func TestReachSettings(t *testing.T) {
 			want := fromFile
 			want.Include, want.Exclude = slices.Clone(want.Include), slices.Clone(want.Exclude)
 			tc.want(&want)
-			var got crawler.Config
-			reachSettings(cfg.Crawl, &got)
-			if !reflect.DeepEqual(got, want) {
+			if got := crawlerConfig(cfg); !reflect.DeepEqual(got, want) {
 				t.Errorf("reach settings\n got %+v\nwant %+v", got, want)
 			}
 		})

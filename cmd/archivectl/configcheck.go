@@ -10,6 +10,7 @@ import (
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/internal/invalid"
+	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/objectstore"
 	"github.com/archivectl/archivectl/objectstore/publish"
 	"github.com/archivectl/archivectl/release"
@@ -127,6 +128,9 @@ func (c *Config) problems() []problem {
 	case "on", "paste", "off":
 	default:
 		bad("serve.check", c.Serve.Check, "use on, paste or off")
+	}
+	if err := lookup.CheckReplayURL(c.Serve.ReplayURL); err != nil {
+		bad("serve.replay_url", c.Serve.ReplayURL, err.Error())
 	}
 	return ps
 }

@@ -19,22 +19,6 @@ func reachFlags(fs *flagSet, cc *CrawlConfig) {
 	fs.listKey(&cc.Exclude, "exclude", "crawl.exclude", "URL pattern no page nor requisite may match; repeatable, replaces crawl.exclude")
 }
 
-// reachSettings copies the crawl options for scope, requisites, sitemaps, the header embargo
-// and the resolve table into cfg.
-func reachSettings(cc CrawlConfig, cfg *crawler.Config) {
-	cfg.Scope = crawler.Scope(cc.Scope)
-	if sc, err := crawler.ParseScope(cc.Scope); err == nil {
-		cfg.Scope = sc
-	}
-	cfg.Sitemaps = crawler.SitemapMode(cc.Sitemaps)
-	if m, err := crawler.ParseSitemapMode(cc.Sitemaps); err == nil {
-		cfg.Sitemaps = m
-	}
-	cfg.Include, cfg.Exclude = cc.Include, cc.Exclude
-	cfg.NoRequisites, cfg.HeaderEmbargo = cc.NoRequisites, cc.HeaderEmbargo
-	cfg.Resolve = cc.Resolve
-}
-
 // reachProblems reports, through bad, each of those options that the crawler would refuse.
 func reachProblems(cc CrawlConfig, bad func(key string, value any, reason string)) {
 	if _, err := crawler.ParseScope(cc.Scope); err != nil {

@@ -248,29 +248,12 @@ func releaseDay(s string) string {
 	return t.Format("2006-01-02 15:04")
 }
 
-// publicLines reads every CDXJ line under the public directory dir: each capture once, released
-// over embargoed, ordered by state (public first), then origin and path.
+// publicLines is every capture the public directory dir shows, once (public.Captures), ordered
+// by state (public first), then release time and URL.
 func publicLines(dir string) ([]public.Line, error) {
-	byID := map[string]public.Line{}
-	fsys := os.DirFS(dir)
-	names, err := public.CDXJFiles(fsys)
+	lines, err := public.Captures(os.DirFS(dir))
 	if err != nil {
 		return nil, err
-	}
-	for _, name := range names {
-		err := public.ReadCDXJ(fsys, name, func(l public.Line) error {
-			if old, ok := byID[l.ID]; !ok || old.State != public.StateReleased {
-				byID[l.ID] = l
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	lines := make([]public.Line, 0, len(byID))
-	for _, l := range byID {
-		lines = append(lines, l)
 	}
 	slices.SortFunc(lines, func(a, b public.Line) int {
 		if ar, br := a.State == public.StateReleased, b.State == public.StateReleased; ar != br {

@@ -199,20 +199,27 @@ func robotsPolicy(t *testing.T, origin string) *robots.Policy {
 	return robots.NewPolicy(body)
 }
 
-// embargoBlocks reads public/access/embargo.aclj: the URL keys it blocks.
+// embargoBlocks reads public/access/, every .aclj there as pywb's acl_paths does: the URL keys
+// they block.
 func embargoBlocks(t *testing.T, data string) map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(layout.EmbargoACL(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := public.ParseEmbargoACL(b)
+	names, err := filepath.Glob(filepath.Join(layout.Access(data), "*"+public.ACLExt))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := map[string]bool{}
-	for _, r := range rules {
-		m[r.Key] = true
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules, err := public.ParseEmbargoACL(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, r := range rules {
+			m[r.Key] = true
+		}
 	}
 	return m
 }

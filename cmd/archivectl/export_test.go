@@ -28,7 +28,8 @@ import (
 // TestExport drives archivectl export over the demo web, crawled and then released at now and
 // at now + 91 days: the WACZ replays in wabac (export_replay_test.go), the usage filters leave out
 // what the public CDXJ says they must and record it, the standard index has the CDXJ
-// specification's keys and SHA-1 digests, and bad filters are exit 2 with one line.
+// specification's keys and SHA-1 digests, bad filters are exit 2 with one line, and warcio.js
+// and js-wacz index the export's and serve's per-page packages' WARC files as we do.
 func TestExport(t *testing.T) {
 	exe := archivectlBinary(t)
 	data := exportDemoArchive(t, exe)
@@ -38,6 +39,7 @@ func TestExport(t *testing.T) {
 	t.Run("standard cdx", func(t *testing.T) { testExportCDX(t, exe, data, released) })
 	t.Run("bad usage", func(t *testing.T) { testExportBadUsage(t, exe, data) })
 	t.Run("warcio index agrees", func(t *testing.T) { testWarcioIndex(t, data) })
+	t.Run("js-wacz agrees", func(t *testing.T) { testJSWACZ(t, exe, data) })
 }
 
 // exportDemoArchive crawls the demo web into a data directory and releases it at now and at

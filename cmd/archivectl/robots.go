@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler/robots"
+	robotsfetch "github.com/archivectl/archivectl/crawler/robots/fetch"
 )
 
 const robotsUsage = `usage: archivectl robots [--agent TOKEN] [--robots FILE] URL...
@@ -72,7 +73,7 @@ func runRobots(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			ua = defaultUserAgent(token, cfg.Contact)
 		}
 		client := &http.Client{Timeout: cfg.Crawl.Timeout}
-		cache := robots.NewCache(robots.HTTPFetch(client, ua), time.Now, robots.CacheOptions{})
+		cache := robotsfetch.NewCache(robotsfetch.HTTP(client, ua), time.Now, robotsfetch.CacheOptions{})
 		rulesFor = func(origin string) (*robots.File, error) {
 			r, _, err := cache.Get(ctx, origin)
 			return r, err

@@ -35,7 +35,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var nowFlag string
 	cfg, pos, code, ok := cli{
 		name:   "serve",
-		usage:  "usage: archivectl serve [--listen ADDR] [--check on|paste|off] [--check-private] [--schedule CRON] [--init] [--now T] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
+		usage:  "usage: archivectl serve [--listen ADDR] [--check on|paste|off] [--check-private] [--replay-url URL|off] [--schedule CRON] [--init] [--now T] [--public URL] [--node NAME] [--data DIR] [--config FILE]\n",
 		config: true,
 		flags: func(fs *flagSet, c *Config) {
 			sharedFlags(fs, c)
@@ -44,6 +44,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fs.stringKey(&c.Serve.Listen, "listen", "serve.listen", "address to serve on (loopback only unless you say otherwise)")
 			fs.stringKey(&c.Serve.Check, "check", "serve.check", "the publisher self-check at /check and POST /api/v1/check: on, paste (pasted robots.txt only, nothing fetched) or off")
 			fs.boolKey(&c.Serve.CheckPrivate, "check-private", "serve.check_private", "let the self-check fetch robots.txt from loopback and private addresses")
+			fs.stringKey(&c.Serve.ReplayURL, "replay-url", "serve.replay_url", `the ReplayWeb.page instance a released page's "Open as page" link opens (its WACZ, /api/v1/wacz, as the source), or off`)
 			fs.stringKey(&c.Release.Schedule, "schedule", "release.schedule", `also run release passes on this cron schedule, UTC (e.g. "@hourly", "*/15 * * * *")`)
 		},
 	}.parse(args, stdout, stderr)
@@ -91,7 +92,7 @@ func runServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return 1
 		}
 	}
-	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, release: releaseOptions(cfg)}
+	opt := serveOptions{data: cfg.Data, listen: cfg.Serve.Listen, schedule: cfg.Release.Schedule, release: releaseOptions(cfg), replay: cfg.Serve.ReplayURL}
 	if !at.IsZero() {
 		opt.now = func() time.Time { return at }
 	}
@@ -141,6 +142,7 @@ type serveOptions struct {
 	shared                 objectstore.Store  // when set, the lookup serves its view (mirror) instead of DATA/public
 	mirror                 string             // the view's directory
 	check                  *selfcheck.Options // the publisher self-check beside the lookup; nil: none
+	replay                 string             // lookup.Options.ReplayURL
 }
 
 // usageError is a bad flag value found after parsing (e.g. a cron spec that does not parse).
@@ -175,6 +177,7 @@ func serve(ctx context.Context, opt serveOptions) error {
 	lopt := lookup.Options{
 		Now: opt.now, Logger: log, Registerer: reg, Metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
 		ReleaseMetrics: daemon == nil, // without a daemon here, the release metrics come from state.json
+		ReplayURL:      opt.replay,
 	}
 	watchCtx, stopWatch := context.WithCancel(context.Background())
 	defer stopWatch()

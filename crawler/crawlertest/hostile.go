@@ -125,6 +125,9 @@ func GzipBomb(n int) http.Handler {
 // bomb is a gzip stream of n bytes: an HTML start, then zeros.
 func bomb(n int) []byte { return GzipFill("<html><body>", 0, n) }
 
+// Gzip is s gzip-compressed.
+func Gzip(s string) []byte { return GzipFill(s, 0, 0) }
+
 // GzipFill is a small gzip stream that inflates to head and then n bytes of fill: head's
 // member, then one 1 MiB member of fill repeated (a gzip stream may hold many members;
 // readers join them). 1 GiB of fill costs about 1 MB.

@@ -1,6 +1,9 @@
 // Package robots reads robots.txt files (RFC 9309) with the Archive-Embargo, Embargo-Allow
-// and Content-Usage extension rules, decides which URLs a crawler may fetch, and fetches and
-// caches the file of each origin.
+// and Content-Usage extension rules, decides which URLs a crawler may fetch, lints a file for
+// the publisher self-check, and reports a decision in the `archivectl robots` JSON shape.
+//
+// The package does no I/O: it decides on the bytes and the fetch outcome (File) it is given.
+// Fetching and caching the file of each origin is crawler/robots/fetch's.
 //
 // Parsing is apart from deciding, as in google/robotstxt: Parse only tokenises lines and
 // hands records to a Handler; NewPolicy builds a Policy with one such handler.

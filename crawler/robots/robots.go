@@ -35,10 +35,21 @@ type File struct {
 	Availability Availability // what the last fetch established
 	Policy       *Policy      // nil unless Available (or a cached copy used while unreachable)
 	FetchedAt    time.Time    // when the last fetch started
-	Expires      time.Time    // when the next Get fetches again
+	Expires      time.Time    // when the cache fetches again (fetch.Cache.Get)
 	Hops         []*Fetched   // every exchange of the last fetch (redirects included), for archiving
 	Stale        bool         // Policy is a cached copy used while the origin is unreachable
 	Reason       string       // one line on how the last fetch ended, e.g. "HTTP 503" or the network error
+}
+
+// Fetched is one HTTP exchange for a robots.txt, redirects not followed, as a fetcher
+// (crawler/robots/fetch) gives it.
+type Fetched struct {
+	URL       string
+	Status    int
+	Header    map[string][]string // the response's header fields, an http.Header (this package links no network code)
+	Body      []byte              // at most limit bytes
+	Truncated bool                // the body was longer than limit
+	Evidence  any                 // opaque to robots: the fetcher's raw exchange, handed back for archiving
 }
 
 // Evaluate decides for a URL on r's origin; see EvaluatePath.

@@ -13,7 +13,8 @@
 //	  public/                 world-readable: what the lookup service serves
 //	    shards/               released records and their CDXJ
 //	    tombstones/           tombstones and their CDXJ
-//	    access/embargo.aclj   pywb access rules: a block rule per URL with a capture under embargo
+//	    embargoed/            pywb's view of the tombstones still under embargo, one CDXJ per release day
+//	    access/               pywb access rules, one .aclj per release day: a block rule per URL with a capture under embargo
 //	    release-log.jsonl     the append-only audit log
 //	    state.json            generation, last pass, next release
 package layout
@@ -36,8 +37,9 @@ const (
 const (
 	ShardsDir      = "shards"
 	TombstonesDir  = "tombstones"
+	EmbargoedDir   = "embargoed"
 	AccessDir      = "access"
-	EmbargoACLFile = "embargo.aclj"
+	EmbargoACLFile = "embargo.aclj" // the access rules of earlier versions, in one file
 	ReleaseLogFile = "release-log.jsonl"
 	StateFile      = "state.json"
 )
@@ -72,10 +74,14 @@ func Shards(data string) string { return filepath.Join(data, PublicDir, ShardsDi
 // Tombstones is the tombstones directory of data.
 func Tombstones(data string) string { return filepath.Join(data, PublicDir, TombstonesDir) }
 
+// Embargoed is the directory of data's tombstone lines still under embargo, by release day.
+func Embargoed(data string) string { return filepath.Join(data, PublicDir, EmbargoedDir) }
+
 // Access is the access-rules directory of data.
 func Access(data string) string { return filepath.Join(data, PublicDir, AccessDir) }
 
-// EmbargoACL is the pywb access-control file of data.
+// EmbargoACL is the pywb access-control file of data written by earlier versions (now one file
+// per release day in Access).
 func EmbargoACL(data string) string { return filepath.Join(data, PublicDir, AccessDir, EmbargoACLFile) }
 
 // ReleaseLog is the audit log of data.

@@ -22,6 +22,7 @@ func TestPaths(t *testing.T) {
 		{Shards("/d"), "/d/public/shards"},
 		{Tombstones("/d"), "/d/public/tombstones"},
 		{Access("/d"), "/d/public/access"},
+		{Embargoed("/d"), "/d/public/embargoed"},
 		{EmbargoACL("/d"), "/d/public/access/embargo.aclj"},
 		{ReleaseLog("/d"), "/d/public/release-log.jsonl"},
 		{State("/d"), "/d/public/state.json"},

@@ -147,18 +147,21 @@ func compareCaptures(a, b *Capture) int {
 	if c := cmp.Compare(b.Time, a.Time); c != 0 { // most orders are decided here: no more comparing
 		return c
 	}
-	return cmp.Or(compareBool(b.Released(), a.Released()),
+	return cmp.Or(ReleasedFirst(a.Released(), b.Released()),
 		bytes.Compare(a.Block.Filename, b.Block.Filename), cmp.Compare(a.Block.Offset, b.Block.Offset))
 }
 
-func compareBool(a, b bool) int {
+// ReleasedFirst orders a released capture before a withheld one (a tombstone) of the same key and
+// time, as cmp.Compare orders: negative when only a is released, positive when only b is. The
+// index orders one key's captures with it (compareCaptures), and the lookup's pages follow.
+func ReleasedFirst(a, b bool) int {
 	switch {
 	case a == b:
 		return 0
 	case a:
-		return 1
+		return -1
 	}
-	return -1
+	return 1
 }
 
 // tally accumulates Stats as signed changes.

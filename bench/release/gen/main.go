@@ -3,7 +3,7 @@
 // one by one, only the whole archive at the end) over a simulated year of crawling, with the
 // release states a history of daily passes would have left, set through the index API: every
 // capture due by the end of that year is released, every other one tombstoned. Of public/ only
-// access/embargo.aclj is written (the states' public locations name files that do not exist), so
+// pywb's view of what is under embargo (access/, embargoed/) is written (the states' public locations name files that do not exist), so
 // archivectl verify is not meant for it. It writes DIR/bench.json: the end of the year
 // (last_pass) and the instant (now) at which exactly -due tombstoned captures are due.
 //
@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,9 +21,11 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 	"time"
 
@@ -182,7 +185,7 @@ func build(dir string, n, batchSize, due int, seed uint64, every time.Duration) 
 	if sum.Now, sum.Due, err = dueAfter(ix, due); err != nil {
 		return sum, err
 	}
-	if err := writeACL(dir, ix); err != nil {
+	if err := writeDays(dir, ix); err != nil {
 		return sum, err
 	}
 	sum.BuildSeconds = time.Since(began).Seconds()
@@ -236,14 +239,52 @@ func pass(ix *store.Index, now time.Time) error {
 	return nil
 }
 
-// writeACL writes public/access/embargo.aclj as the passes would have left it: one rule for each
-// URL key with tombstoned captures (the only public file gen writes; a pass rebuilds a missing one
-// from every tombstoned capture in the index, which a measured pass should not do).
-func writeACL(dir string, ix *store.Index) error {
+// writeDays writes pywb's view of what is under embargo as the passes would have left it (the
+// only public files gen writes; a pass rebuilds missing days from every tombstoned capture in the
+// index, which a measured pass should not do): per release day, public/access/embargo-DAY.aclj
+// with one rule for each URL key with tombstoned captures releasing that day, and
+// public/embargoed/embargoed-DAY.cdxj with their tombstone lines. The index is scanned in release
+// order, so one day is held at a time.
+func writeDays(dir string, ix *store.Index) error {
+	for _, d := range []string{layout.Access(dir), layout.Embargoed(dir)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	day := ""
 	rules := map[string]*public.EmbargoRule{}
+	var lines [][]byte
+	flush := func() error {
+		if day == "" {
+			return nil
+		}
+		list := make([]public.EmbargoRule, 0, len(rules))
+		for _, r := range rules {
+			list = append(list, *r)
+		}
+		b, err := public.FormatEmbargoACL(list)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(layout.Access(dir), public.DayFileName(public.AccessPrefix, day, public.ACLExt)), b, 0o644); err != nil {
+			return err
+		}
+		slices.SortFunc(lines, bytes.Compare)
+		if err := os.WriteFile(filepath.Join(layout.Embargoed(dir), public.DayFileName(public.EmbargoedPrefix, day, public.CDXJExt)), bytes.Join(lines, nil), 0o644); err != nil {
+			return err
+		}
+		rules, lines = map[string]*public.EmbargoRule{}, nil
+		return nil
+	}
 	if err := ix.Due(time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), func(e store.Entry) error {
 		if e.State != store.Tombstoned {
 			return nil
+		}
+		if d := public.ReleaseDay(e.ReleaseAt); d != day {
+			if err := flush(); err != nil {
+				return err
+			}
+			day = d
 		}
 		k, err := surt.Key(e.URL)
 		if err != nil {
@@ -256,22 +297,18 @@ func writeACL(dir string, ix *store.Index) error {
 		}
 		r.Captures++
 		r.URL = min(r.URL, e.URL)
+		line, err := public.FormatLine(k, e.Time, public.CDXJ{URL: e.URL, Mime: e.Mime, Status: e.Status, Digest: e.PayloadDigest,
+			Length: e.Public.Length, Offset: e.Public.Offset, Filename: path.Base(e.Public.File), ReleaseAt: e.ReleaseAt.UTC().Format(time.RFC3339Nano),
+			ID: e.ID, State: public.StateTombstone, Time: e.Time.UTC().Format(time.RFC3339Nano), Headers: e.Headers, Revisit: e.Revisit, RefersTo: e.RefersTo})
+		if err != nil {
+			return err
+		}
+		lines = append(lines, line)
 		return nil
 	}); err != nil {
 		return err
 	}
-	list := make([]public.EmbargoRule, 0, len(rules))
-	for _, r := range rules {
-		list = append(list, *r)
-	}
-	b, err := public.FormatEmbargoACL(list)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(layout.Access(dir), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(layout.EmbargoACL(dir), b, 0o644)
+	return flush()
 }
 
 // errEnough stops a scan.

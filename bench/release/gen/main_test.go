@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -53,20 +54,30 @@ func TestBuild(t *testing.T) {
 	if got := count(sum.Now.Add(-time.Nanosecond)); got != due-1 {
 		t.Errorf("%d due just before %s, want %d", got, sum.Now, due-1)
 	}
-	b, err := os.ReadFile(layout.EmbargoACL(dir))
-	if err != nil {
-		t.Fatal(err)
+	names, _ := filepath.Glob(filepath.Join(layout.Access(dir), "*"+public.ACLExt))
+	under, nrules := 0, 0
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rules, err := public.ParseEmbargoACL(b)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, r := range rules {
+			under += r.Captures
+		}
+		nrules += len(rules)
 	}
-	rules, err := public.ParseEmbargoACL(b)
-	if err != nil {
-		t.Fatal(err)
+	lines := 0
+	cdxjs, _ := filepath.Glob(filepath.Join(layout.Embargoed(dir), "*"+public.CDXJExt))
+	for _, name := range cdxjs {
+		b, _ := os.ReadFile(name)
+		lines += bytes.Count(b, []byte("\n"))
 	}
-	under := 0
-	for _, r := range rules {
-		under += r.Captures
-	}
-	if under != sum.Tombstoned || len(rules) == 0 {
-		t.Errorf("embargo.aclj counts %d captures in %d rules, want %d", under, len(rules), sum.Tombstoned)
+	if under != sum.Tombstoned || nrules == 0 || lines != sum.Tombstoned {
+		t.Errorf("the day files count %d captures in %d rules and %d tombstone lines, want %d", under, nrules, lines, sum.Tombstoned)
 	}
 }
 

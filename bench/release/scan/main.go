@@ -8,11 +8,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log"
 	"log/slog"
 	"os"
@@ -152,11 +150,19 @@ func timePass(dir string, sum summary) error {
 	if err := copyFile(layout.Index(dir), layout.Index(work)); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(layout.Access(work), 0o755); err != nil {
-		return err
-	}
-	if err := copyFile(layout.EmbargoACL(dir), layout.EmbargoACL(work)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+	for _, d := range []func(string) string{layout.Access, layout.Embargoed} {
+		if err := os.MkdirAll(d(work), 0o755); err != nil {
+			return err
+		}
+		days, err := filepath.Glob(filepath.Join(d(dir), "*"))
+		if err != nil {
+			return err
+		}
+		for _, f := range days {
+			if err := copyFile(f, filepath.Join(d(work), filepath.Base(f))); err != nil {
+				return err
+			}
+		}
 	}
 	how, err := dropCache(layout.Index(work))
 	if err != nil {

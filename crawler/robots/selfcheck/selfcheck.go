@@ -22,6 +22,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/archivectl/archivectl/crawler/robots"
+	"github.com/archivectl/archivectl/crawler/robots/fetch"
 	"github.com/archivectl/archivectl/embargo"
 )
 
@@ -68,9 +69,9 @@ type Handler struct {
 	now     func() time.Time
 	limit   *rate.Limiter
 	slots   chan struct{}
-	fetch   robots.FetchFunc
+	fetch   fetch.Func
 	mu      sync.Mutex
-	cache   *robots.Cache
+	cache   *fetch.Cache
 	origins int // origins the cache has seen; it starts afresh past maxOrigins
 }
 
@@ -116,7 +117,7 @@ func New(opt Options) *Handler {
 	if client == nil {
 		client = newClient(opt.FetchTimeout, opt.AllowPrivate)
 	}
-	inner := robots.HTTPFetch(client, opt.UserAgent)
+	inner := fetch.HTTP(client, opt.UserAgent)
 	h.fetch = func(ctx context.Context, url string, limit int64) (*robots.Fetched, error) {
 		return inner(unconditional{ctx}, url, limit)
 	}
@@ -130,7 +131,7 @@ type unconditional struct{ context.Context }
 // Value implements context.Context.
 func (c unconditional) Value(key any) any {
 	v := c.Context.Value(key)
-	if _, ok := v.(robots.Validators); ok {
+	if _, ok := v.(fetch.Validators); ok {
 		return nil
 	}
 	return v
@@ -325,7 +326,7 @@ func (h *Handler) fetchFile(ctx context.Context, origin string) (*robots.File, *
 	}
 	h.mu.Lock()
 	if h.cache == nil || h.origins >= maxOrigins {
-		h.cache = robots.NewCache(h.fetch, h.now, robots.CacheOptions{MaxTTL: originTTL, MinTTL: originTTL, RetryTTL: originTTL})
+		h.cache = fetch.NewCache(h.fetch, h.now, fetch.CacheOptions{MaxTTL: originTTL, MinTTL: originTTL, RetryTTL: originTTL})
 		h.origins = 0
 	}
 	c := h.cache
