@@ -66,6 +66,9 @@ func (cfg Config) Validate() error {
 			errs = append(errs, fmt.Errorf("resolve %q: %q is not an IP address", host, ip))
 		}
 	}
+	if err := validHandOff(cfg); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 

@@ -68,6 +68,7 @@ type Config struct {
 	HeaderEmbargo bool              // let an Archive-Embargo response field lengthen a capture's embargo (a proposal, not the -00 draft)
 	Resolve       map[string]string // host name → IP address dialled instead of looking the name up (a staging mirror, tests)
 	Partition     Partition         // crawl only the origins of this partition (zero: all)
+	HandOff       *HandOff          // hand other partitions' URLs to their nodes, and fetch this one's (nil: count and leave them)
 
 	Log      *slog.Logger // nil discards
 	Progress Progress     // nil: none
@@ -108,6 +109,7 @@ type Crawl struct {
 	mu           sync.Mutex
 	origins      map[string]*originState
 	wg           sync.WaitGroup
+	badHandOff   map[string]bool // hand-off batches that cannot be read, left alone (the hand-off loop's)
 }
 
 // Open takes DataDir/frontier.db for a crawl of cfg.Seeds: an unfinished crawl of the same
@@ -196,9 +198,13 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 		c.log.Info("crawl resumed", "pending", len(pending), "sealed", c.res.Done, "data", c.cfg.DataDir)
 	}
 	c.enqueue(append(pending, seedItems...))
+	c.startHandOff(a)
 	c.wg.Wait()
 	c.log.Debug("workers done; sealing what is left")
 	c.sealer.close()
+	if err := c.finishHandOff(a, ctx.Err() != nil); err != nil {
+		return c.stats.summary(c.now()), err
+	}
 	sum := c.stats.summary(c.now())
 	sum.Frontier = fr.size()
 	sum.PeakRSS = peakRSS()
@@ -287,7 +293,7 @@ func withDefaults(cfg Config) Config {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return cfg
+	return handOffDefaults(cfg)
 }
 
 // resume settles URLs whose seal may have been cut short, asking a whether it holds their

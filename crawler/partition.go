@@ -113,13 +113,13 @@ func jump(key uint64, n int) int {
 // owned keeps the claimed items whose origins are in the crawl's partition. The others (links,
 // requisites, redirects and sitemaps on origins of other partitions) are left to the nodes
 // that own them, so that no two nodes ever send requests to one origin; they are counted,
-// once each since they were claimed first.
+// once each since they were claimed first, and with a HandOff handed to those nodes.
 func (c *Crawl) owned(items []item) []item {
 	p := c.cfg.Partition
 	if p.N <= 1 {
 		return items
 	}
-	kept := items[:0:0]
+	kept, foreign := items[:0:0], []item(nil)
 	for _, it := range items {
 		u, err := url.Parse(it.URL)
 		if err == nil && p.Owns(u) {
@@ -128,6 +128,10 @@ func (c *Crawl) owned(items []item) []item {
 		}
 		c.log.Debug("not fetched: its origin is another partition's", "url", it.URL, "partition", p.String())
 		c.stats.add(func(s *Summary) { s.OtherPartition++ })
+		if err == nil {
+			foreign = append(foreign, it)
+		}
 	}
+	c.handOff(foreign)
 	return kept
 }

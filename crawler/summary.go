@@ -36,6 +36,8 @@ type Summary struct {
 	Sitemaps          int   // of Pages, sitemap files
 	SitemapURLs       int   // new pages that sitemaps listed
 	OtherPartition    int   // URLs found on origins of other partitions (Config.Partition), left to their nodes
+	HandedOff         int   // of OtherPartition, URLs handed to their nodes (Config.HandOff)
+	HandedIn          int   // URLs other nodes handed to this one that its frontier lacked, queued
 	TooLong           int   // URLs found longer than Config.MaxURLLength, each time found: not followed (docs/rules.md#d25)
 	TooDeep           int   // links with more path segments than Config.MaxPathDepth, each time found: not followed (docs/rules.md#d26)
 	Repeating         int   // links repeating a path segment more than Config.MaxPathRepeats times, each time found: not followed
@@ -70,6 +72,9 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	}
 	if s.OtherPartition > 0 {
 		b = fmt.Appendf(b, "partition    %d URLs on other partitions' origins, left to their nodes\n", s.OtherPartition)
+	}
+	if s.HandedOff > 0 || s.HandedIn > 0 {
+		b = fmt.Appendf(b, "hand-off     %d URLs handed to their nodes, %d taken from other nodes\n", s.HandedOff, s.HandedIn)
 	}
 	if s.TooLong > 0 {
 		b = fmt.Appendf(b, "too long     %d URLs longer than the URL length limit, not followed\n", s.TooLong)

@@ -21,6 +21,13 @@ type Config struct {
 	Serve    ServeConfig   `yaml:"serve"`
 	Public   string        `yaml:"public"` // where the public side is shared: "" (DATA/public alone), s3://BUCKET/PREFIX or file:///DIR
 	Node     string        `yaml:"node"`   // this node's name in the shared store; "" is the host name
+	HandOff  HandOffConfig `yaml:"handoff"`
+}
+
+// HandOffConfig holds the hand-off between the nodes of a partitioned crawl sharing a store.
+type HandOffConfig struct {
+	Interval time.Duration `yaml:"interval"` // hand-off batches are written and read this often
+	Linger   time.Duration `yaml:"linger"`   // a node whose own work is done goes on reading them until none came for this long
 }
 
 // CrawlConfig holds the crawler's options.
@@ -97,6 +104,7 @@ func defaultConfig() Config {
 		Store:   StoreConfig{MaxFileSize: store.DefaultMaxFileSize, Digest: store.DefaultDigest},
 		Release: ReleaseConfig{ShardSize: release.DefaultShardSize},
 		Serve:   ServeConfig{Listen: defaultListen, Check: "on", ReplayURL: lookup.DefaultReplayURL},
+		HandOff: HandOffConfig{Interval: crawler.DefaultHandOffInterval, Linger: crawler.DefaultHandOffLinger},
 	}
 	d := crawler.Defaults()
 	for _, s := range crawlSettings(&c.Crawl, &d) {
