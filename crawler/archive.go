@@ -17,6 +17,12 @@ func (a storeArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.E
 	return a.st.Seal(ctx, caps)
 }
 
+// ReleaseAt is the release time of the sealed capture id, from the store's index.
+func (a storeArchive) ReleaseAt(_ context.Context, id string) (time.Time, bool, error) {
+	e, ok, err := a.st.Index().Get(id)
+	return e.ReleaseAt, ok, err
+}
+
 // Captured asks the store's index for rawURL's capture made at at (to the second).
 func (a storeArchive) Captured(_ context.Context, rawURL string, at time.Time) (string, error) {
 	key, err := surt.Key(rawURL)

@@ -169,6 +169,7 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 		return c.stats.summary(c.now()), errors.New("crawler: a Crawl runs once")
 	}
 	c.ran = true
+	a = c.handOffArchive(a)
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	defer c.cancel(nil)
 	pending, err := c.resume(c.ctx, a)

@@ -14,7 +14,9 @@ import (
 
 	"github.com/archivectl/archivectl/crawler/extract"
 	"github.com/archivectl/archivectl/crawler/handoff"
+	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/objectstore"
+	"github.com/archivectl/archivectl/store"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -38,6 +40,7 @@ const (
 //	handoff-out      partition (4 bytes) + URL → outEntry: to be written in a batch
 //	handoff-sending  seq (8 bytes) → object name, '\n', the batch's bytes: reserved, put not yet confirmed
 //	handoff-in       object name → consumed: its URLs are in the frontier
+//	handoff-release  URL handed in → its page's release time on the writer's node (RFC 3339)
 //	meta handoff-seq the last batch number reserved
 //
 // A URL is in handoff-out before the page that found it is marked in the frontier, so a kill
@@ -50,6 +53,7 @@ var (
 	bucketHandOut  = []byte("handoff-out")
 	bucketHandSend = []byte("handoff-sending")
 	bucketHandIn   = []byte("handoff-in")
+	bucketHandRel  = []byte("handoff-release")
 	keyHandSeq     = []byte("handoff-seq")
 )
 
@@ -143,6 +147,15 @@ func (c *Crawl) startHandOff(a Archive) {
 	}
 	c.wg.Add(1)
 	go c.handOffLoop(a)
+}
+
+// handOffArchive is the Archive a crawl seals through: a itself, or with a HandOff, a that
+// carries the page release times of requisites handed in.
+func (c *Crawl) handOffArchive(a Archive) Archive {
+	if c.cfg.HandOff == nil {
+		return a
+	}
+	return handedArchive{Archive: a, fr: c.fr}
 }
 
 // handOffLoop writes batches and reads this node's every Interval; once nothing else is left
@@ -276,6 +289,13 @@ func (c *Crawl) reserveHandOffs(ctx context.Context, a Archive, final bool) erro
 				}
 				e.RequisiteOfID = id
 			}
+			if e.RequisiteOf != "" {
+				at, err := pageReleaseAt(ctx, a, e)
+				if err != nil {
+					return err
+				}
+				e.RequisiteOfReleaseAt = at
+			}
 			ready = append(ready, pendingOut{slices.Clone(k), int(binary.BigEndian.Uint32(k)), e})
 			return nil
 		})
@@ -316,6 +336,66 @@ func (c *Crawl) reserveHandOffs(ctx context.Context, a Archive, final bool) erro
 		}
 		return meta.Put(keyHandSeq, binary.BigEndian.AppendUint64(nil, seq))
 	})
+}
+
+// releaseTimes is an Archive that tells a sealed capture's release time (StoreArchive does).
+type releaseTimes interface {
+	ReleaseAt(ctx context.Context, id string) (time.Time, bool, error)
+}
+
+// pageReleaseAt is when the page embedding e becomes public: its release time in a, or, when a
+// cannot tell (the page's seal failed, an Archive that does not say), a bound of it: its
+// capture time plus the longest period, past which no capture's release time lies.
+func pageReleaseAt(ctx context.Context, a Archive, e outEntry) (time.Time, error) {
+	if r, ok := a.(releaseTimes); ok && e.RequisiteOfID != "" {
+		at, found, err := r.ReleaseAt(ctx, e.RequisiteOfID)
+		if err != nil || found {
+			return at, err
+		}
+	}
+	t := e.ViaTime
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return t.Add(embargo.Quarter.Duration()).UTC(), nil
+}
+
+// handedArchive is a's captures with, for a requisite handed in by another node, the release
+// time of its page there (handoff-release), so that the store withholds it as long.
+type handedArchive struct {
+	Archive
+	fr *frontier
+}
+
+func (h handedArchive) Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error) {
+	err := h.fr.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketHandRel)
+		if b == nil {
+			return nil
+		}
+		for i := range caps {
+			if v := b.Get([]byte(caps[i].URL)); v != nil && caps[i].RequisiteOf != "" {
+				at, err := time.Parse(time.RFC3339Nano, string(v))
+				if err != nil {
+					return fmt.Errorf("hand-off: release time of %s's page: %w", caps[i].URL, err)
+				}
+				caps[i].RequisiteOfReleaseAt = at
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("frontier: %w", err)
+	}
+	return h.Archive.Seal(ctx, caps)
+}
+
+// ReleaseAt is the inner Archive's, when it tells release times.
+func (h handedArchive) ReleaseAt(ctx context.Context, id string) (time.Time, bool, error) {
+	if r, ok := h.Archive.(releaseTimes); ok {
+		return r.ReleaseAt(ctx, id)
+	}
+	return time.Time{}, false, nil
 }
 
 // inFlight reports whether the frontier has rawURL waiting or being sealed.
@@ -379,6 +459,7 @@ func (c *Crawl) readHandOffs(ctx context.Context) (int, error) {
 // transaction, then queues them.
 func (c *Crawl) consume(name string, entries []handoff.Entry) (int, error) {
 	var items []item
+	releases := map[string]time.Time{}
 	for _, e := range entries {
 		u, err := url.Parse(e.URL)
 		if err != nil {
@@ -393,6 +474,7 @@ func (c *Crawl) consume(name string, entries []handoff.Entry) (int, error) {
 		it := item{URL: e.URL, Depth: e.Depth}
 		if e.Kind == handoff.KindRequisite {
 			it.Kind, it.Hops, it.Via, it.ViaID = kindRequisite, e.Hops, e.RequisiteOf, e.RequisiteOfID
+			releases[e.URL] = e.RequisiteOfReleaseAt
 		}
 		items = append(items, it)
 	}
@@ -409,10 +491,20 @@ func (c *Crawl) consume(name string, entries []handoff.Entry) (int, error) {
 		if err != nil {
 			return err
 		}
+		rel, err := tx.CreateBucketIfNotExists(bucketHandRel)
+		if err != nil {
+			return err
+		}
 		urls := tx.Bucket(bucketURLs)
 		for _, it := range fresh {
-			if urls.Get([]byte(it.URL)) == nil {
-				if err := urls.Put([]byte(it.URL), encodeItem(it, pending, time.Time{})); err != nil {
+			if urls.Get([]byte(it.URL)) != nil {
+				continue
+			}
+			if err := urls.Put([]byte(it.URL), encodeItem(it, pending, time.Time{})); err != nil {
+				return err
+			}
+			if at := releases[it.URL]; !at.IsZero() {
+				if err := rel.Put([]byte(it.URL), []byte(at.UTC().Format(time.RFC3339Nano))); err != nil {
 					return err
 				}
 			}

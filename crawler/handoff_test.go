@@ -23,9 +23,9 @@ import (
 	"github.com/archivectl/archivectl/test/seaweedfs"
 )
 
-// handOffSite is three loopback origins, one per partition of 3: the page origin (node P's)
-// embeds images, a stylesheet and a page of the asset origins: A's (node A's, embargoed a
-// week) and B's (node B's, disallowing /private). A's stylesheet embeds a font of its own and
+// handOffSite is three loopback origins, one per partition of 3: the page origin (node P's,
+// embargoed a quarter) embeds images, a stylesheet and a page of the asset origins: A's (node
+// A's, embargoed a week) and B's (node B's, no embargo, disallowing /private). A's stylesheet embeds a font of its own and
 // an image of B's, so a node hands off what was handed to it.
 type handOffSite struct {
 	origins [3]*crawlertest.Server // by partition
@@ -55,7 +55,7 @@ func newHandOffSite(t *testing.T) *handOffSite {
 	s.p, s.a, s.b = 0, 1, 2
 	P, A, B := s.url(s.p), s.url(s.a), s.url(s.b)
 	handlers[s.p] = typed(map[string]string{
-		"/robots.txt": "User-agent: *\nAllow: /\n",
+		"/robots.txt": "User-agent: *\nArchive-Embargo: q\nAllow: /\n",
 		"/": fmt.Sprintf(`<a href="/two">two</a><img src="%[1]s/img.png"><link rel="stylesheet" href="%[1]s/style.css">`+
 			`<img src="%[1]s/"><img src="%[2]s/pic.png"><img src="%[2]s/private/secret.png">`, A, B),
 		"/two": fmt.Sprintf(`<img src="%[1]s/img.png"><img src="%[2]s/pic.png">`, A, B),
@@ -107,9 +107,9 @@ func typed(m map[string]string) http.Handler {
 // sealRecorder is a node's store, keeping the captures it sealed with their entries.
 type sealRecorder struct {
 	Archive
-	mu   sync.Mutex
-	caps []store.Capture
-	ids  []string
+	mu      sync.Mutex
+	caps    []store.Capture
+	entries []store.Entry
 }
 
 func (r *sealRecorder) Seal(ctx context.Context, caps []store.Capture) ([]store.Entry, error) {
@@ -117,12 +117,14 @@ func (r *sealRecorder) Seal(ctx context.Context, caps []store.Capture) ([]store.
 	if err == nil {
 		r.mu.Lock()
 		r.caps = append(r.caps, caps...)
-		for _, e := range es {
-			r.ids = append(r.ids, e.ID)
-		}
+		r.entries = append(r.entries, es...)
 		r.mu.Unlock()
 	}
 	return es, err
+}
+
+func (r *sealRecorder) ReleaseAt(ctx context.Context, id string) (time.Time, bool, error) {
+	return r.Archive.(releaseTimes).ReleaseAt(ctx, id)
 }
 
 // node is one partition's crawl node: its data directory and what it sealed over all its runs.
@@ -150,25 +152,25 @@ func (n *node) run(ctx context.Context, t *testing.T, site *handOffSite, s objec
 }
 
 // sealed returns the node's captures of its pages and requisites (robots.txt aside), by URL,
-// and the capture ids it made.
-func (n *node) sealed() (map[string][]store.Capture, map[string]string) {
-	caps, ids := map[string][]store.Capture{}, map[string]string{}
+// and the index entries it made.
+func (n *node) sealed() (map[string][]store.Capture, map[string]store.Entry) {
+	caps, entries := map[string][]store.Capture{}, map[string]store.Entry{}
 	for _, r := range n.recs {
 		for i, c := range r.caps {
 			if !c.Robots {
 				caps[c.URL] = append(caps[c.URL], c)
-				ids[c.URL] = r.ids[i]
+				entries[c.URL] = r.entries[i]
 			}
 		}
 	}
-	return caps, ids
+	return caps, entries
 }
 
 // checkHandOff checks the site's logs and the nodes' captures once every node has finished:
 // every origin requested by its own node only; every requisite allowed by its robots.txt
 // sealed exactly once, by its owner, with the URL and capture id of its embedding page (on
-// another node); B's private image never requested; A's captures embargoed a week; no batch
-// left in the store.
+// another node), withheld until that page is public; B's private image never requested; each
+// origin's period its own; no batch left in the store.
 func checkHandOff(t *testing.T, site *handOffSite, nodes []*node, s objectstore.Store) {
 	t.Helper()
 	P, A, B := site.url(site.p), site.url(site.a), site.url(site.b)
@@ -192,7 +194,7 @@ func checkHandOff(t *testing.T, site *handOffSite, nodes []*node, s objectstore.
 		{B + "/", "", site.b}, {B + "/pic.png", P + "/", site.b}, {B + "/bg.png", A + "/style.css", site.b},
 	}
 	sealed := make([]map[string][]store.Capture, len(nodes))
-	ids := make([]map[string]string, len(nodes))
+	ids := make([]map[string]store.Entry, len(nodes))
 	for k, n := range nodes {
 		sealed[k], ids[k] = n.sealed()
 	}
@@ -212,16 +214,21 @@ func checkHandOff(t *testing.T, site *handOffSite, nodes []*node, s objectstore.
 			case k == w.owner && len(got) != 1:
 				t.Errorf("%s sealed %d times on its owner node %d, want once", w.url, len(got), k)
 			case k == w.owner:
-				c := got[0]
-				viaID := ""
+				c, e := got[0], ids[k][w.url]
+				var via store.Entry
 				if w.via != "" {
 					u, _ := url.Parse(w.via)
-					viaID = ids[OriginPartition(u, 3)][w.via]
+					via = ids[OriginPartition(u, 3)][w.via]
+					// Every requisite is withheld until P's home is public (docs/rules.md#d27): its
+					// URL was read from that page's body, or from a stylesheet withheld as long.
+					if home := ids[site.p][P+"/"]; !e.ReleaseAt.Equal(home.ReleaseAt) || e.EmbargoSource != store.SourceRequisite {
+						t.Errorf("%s: released at %v (%s), want withheld until its page's %v", w.url, e.ReleaseAt, e.EmbargoSource, home.ReleaseAt)
+					}
 				}
-				if c.RequisiteOf != w.via || c.RequisiteOfID != viaID {
-					t.Errorf("%s: requisite_of %q (%q), want %q (%q)", w.url, c.RequisiteOf, c.RequisiteOfID, w.via, viaID)
+				if c.RequisiteOf != w.via || c.RequisiteOfID != via.ID {
+					t.Errorf("%s: requisite_of %q (%q), want %q (%q)", w.url, c.RequisiteOf, c.RequisiteOfID, w.via, via.ID)
 				}
-				if (k == site.a) != (c.Period == embargo.Week) {
+				if want := map[int]embargo.Period{site.p: embargo.Quarter, site.a: embargo.Week, site.b: embargo.None}[k]; e.Period != want {
 					t.Errorf("%s: period %v", w.url, c.Period)
 				}
 			}
@@ -386,4 +393,24 @@ func (k *killing) List(ctx context.Context, prefix string) ([]objectstore.Object
 		return nil, errKilled
 	}
 	return k.Store.List(ctx, prefix)
+}
+
+// TestPageReleaseBound: a page whose release time the archive cannot tell is taken to be
+// public no earlier than its capture plus the longest period, never at once.
+func TestPageReleaseBound(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		a    Archive
+		e    outEntry
+	}{
+		{"an archive that does not tell", &fakeArchive{}, outEntry{Entry: handoff.Entry{RequisiteOfID: "<urn:x>"}, ViaTime: at}},
+		{"a page never sealed", handedArchive{Archive: &fakeArchive{}}, outEntry{ViaTime: at}},
+	} {
+		got, err := pageReleaseAt(t.Context(), tc.a, tc.e)
+		if want := at.Add(embargo.Quarter.Duration()); err != nil || !got.Equal(want) {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, want)
+		}
+	}
 }

@@ -29,9 +29,12 @@ type Capture struct {
 	Outlinks    []string       // absolute URLs found in the payload
 
 	// Provenance, "" when it does not apply (the metadata record then has no such field).
-	RequisiteOf    string // a page requisite: the URL of the page (or stylesheet) that embeds it
-	RequisiteOfID  string // the capture id of that page, when it was sealed
-	Sitemap        string // a page listed in a sitemap: the sitemap's URL
-	SitemapLastmod string // that sitemap's lastmod for the page, as written
-	EmbargoSource  string // what set Period when response headers may: "robots.txt" or "header"
+	RequisiteOf   string // a page requisite: the URL of the page (or stylesheet) that embeds it
+	RequisiteOfID string // the capture id of that page, when it was sealed
+	// A requisite whose page is sealed on another crawl node (handed off to this one): the page's
+	// release time there, which this index cannot look up; zero otherwise.
+	RequisiteOfReleaseAt time.Time
+	Sitemap              string // a page listed in a sitemap: the sitemap's URL
+	SitemapLastmod       string // that sitemap's lastmod for the page, as written
+	EmbargoSource        string // what set Period when response headers may: "robots.txt" or "header"
 }

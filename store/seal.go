@@ -273,17 +273,27 @@ func (s *Store) decide(b *batch, p *sealing) error {
 // When the page is not public by the requisite's capture time (its release time is later), the
 // requisite is withheld (SourceRequisite): no tombstone shows its URL, and its release time is
 // the later of its own and the page's. The page's id exists once it is sealed, in an earlier
-// batch, so its entry is in the index; a page the index does not hold is logged and the
-// requisite keeps its own release time.
+// batch, so its entry is in the index; a page sealed on another crawl node comes with its
+// release time (RequisiteOfReleaseAt); any other page the index does not hold is logged and
+// the requisite keeps its own release time.
 func (b *batch) waitForPage(p *sealing) error {
 	e, id := &p.e, p.c.RequisiteOfID
-	if id == "" {
+	if id == "" && p.c.RequisiteOfReleaseAt.IsZero() {
 		return nil
 	}
-	page, ok, err := b.tx.Get(id)
+	var page Entry
+	var ok bool
+	var err error
+	if id != "" {
+		page, ok, err = b.tx.Get(id)
+	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s: requisite of %s: %w", e.URL, id, err)
+	case !ok && !p.c.RequisiteOfReleaseAt.IsZero(): // a page of another node's: the release time it handed over
+		if p.c.RequisiteOfReleaseAt.After(e.Time) {
+			e.ReleaseAt, e.EmbargoSource = later(e.ReleaseAt, p.c.RequisiteOfReleaseAt), SourceRequisite
+		}
 	case !ok:
 		b.log.Warn("store: a requisite's page is not in the index: the requisite keeps its own release time",
 			"url", e.URL, "requisite_of", p.c.RequisiteOf, "requisite_of_id", id)

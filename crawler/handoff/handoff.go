@@ -29,6 +29,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/archivectl/archivectl/objectstore"
 )
@@ -57,7 +58,10 @@ type Entry struct {
 	Hops          int    `json:"hops,omitempty"`            // a requisite: embeds followed from its page
 	RequisiteOf   string `json:"requisite_of,omitempty"`    // the embedding page or stylesheet, on the writer's node
 	RequisiteOfID string `json:"requisite_of_id,omitempty"` // its capture id there, when it was sealed
-	From          string `json:"from"`                      // the writer's node name
+	// When the embedding page becomes public there (or a bound of it): the requisite is withheld
+	// until then, since its URL was read from the page's body (docs/rules.md#d27).
+	RequisiteOfReleaseAt time.Time `json:"requisite_of_release_at,omitzero"`
+	From                 string    `json:"from"` // the writer's node name
 }
 
 // Dir is the prefix of partition j's batches.
@@ -103,6 +107,8 @@ func Decode(b []byte) ([]Entry, error) {
 			return nil, fmt.Errorf("line %d: kind %q: want %q or %q", n, e.Kind, KindRequisite, KindPage)
 		case e.Depth < 0 || e.Hops < 0:
 			return nil, fmt.Errorf("line %d: negative depth or hops", n)
+		case e.Kind == KindRequisite && e.RequisiteOf != "" && e.RequisiteOfReleaseAt.IsZero():
+			return nil, fmt.Errorf("line %d: a requisite without its page's release time (requisite_of_release_at)", n)
 		}
 		out = append(out, e)
 	}

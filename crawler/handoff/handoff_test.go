@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/archivectl/archivectl/crawler/handoff"
 	"github.com/archivectl/archivectl/objectstore"
@@ -12,7 +13,8 @@ import (
 func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	in := []handoff.Entry{
-		{URL: "http://a.example/img.png?x=1&y=<2>", Kind: handoff.KindRequisite, Depth: 2, Hops: 1, RequisiteOf: "http://p.example/", RequisiteOfID: "<urn:uuid:1>", From: "crawl-0"},
+		{URL: "http://a.example/img.png?x=1&y=<2>", Kind: handoff.KindRequisite, Depth: 2, Hops: 1, RequisiteOf: "http://p.example/", RequisiteOfID: "<urn:uuid:1>",
+			RequisiteOfReleaseAt: time.Date(2027, 3, 1, 12, 0, 0, 5, time.UTC), From: "crawl-0"},
 		{URL: "https://b.example/page", Kind: handoff.KindPage, Depth: 3, From: "crawl-0"},
 	}
 	out, err := handoff.Decode(handoff.Encode(in))
@@ -31,6 +33,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"unknown field", `{"url":"http://a/","kind":"page","from":"n","body":"x"}`, "unknown field"},
 		{"not http", `{"url":"file:///etc/passwd","kind":"page","from":"n"}`, "not an http(s) URL"},
 		{"unknown kind", `{"url":"http://a/","kind":"robots","from":"n"}`, `kind "robots"`},
+		{"requisite without its page's release time", `{"url":"http://a/","kind":"requisite","requisite_of":"http://p/","from":"n"}`, "requisite_of_release_at"},
 		{"negative depth", `{"url":"http://a/","kind":"page","depth":-1,"from":"n"}`, "negative"},
 		{"second line bad", "{\"url\":\"http://a/\",\"kind\":\"page\",\"from\":\"n\"}\n{\n", "line 2"},
 	}
