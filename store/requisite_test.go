@@ -121,3 +121,41 @@ func TestSealRequisiteChain(t *testing.T) {
 		}
 	}
 }
+
+// TestSealRequisiteOfAnotherNode: a requisite whose page is sealed on another crawl node (its id
+// is not in this index) waits for the release time handed over with it; without one it keeps
+// its own (docs/rules.md#d27).
+func TestSealRequisiteOfAnotherNode(t *testing.T) {
+	t.Parallel()
+	later := t0.Add(90 * 24 * time.Hour)
+	tests := []struct {
+		name      string
+		id        string
+		pageAt    time.Time
+		withheld  bool
+		releaseAt time.Time // zero: its own
+	}{
+		{"page embargoed there", "<urn:uuid:elsewhere>", later, true, later},
+		{"page public before the capture", "<urn:uuid:elsewhere>", t0, false, time.Time{}},
+		{"page never sealed there, a bound handed over", "", later, true, later},
+		{"nothing handed over", "<urn:uuid:elsewhere>", time.Time{}, false, time.Time{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := openTestStore(t, t.TempDir(), Options{})
+			defer s.Close()
+			c := capture("https://cdn.example/img/EMBSLUG.jpg", t0.Add(time.Second), "jpg")
+			c.Period = embargo.None // public at once but for its page
+			c.RequisiteOf, c.RequisiteOfID, c.RequisiteOfReleaseAt = "https://news.example/story", tc.id, tc.pageAt
+			e := seal(t, s, c)[0]
+			want := tc.releaseAt
+			if want.IsZero() {
+				want = embargo.ReleaseAt(time.Time{}, e.FirstSeen, e.Period)
+			}
+			if !e.ReleaseAt.Equal(want) || e.Withheld() != tc.withheld {
+				t.Errorf("release %s, withheld %v; want %s, %v", e.ReleaseAt, e.Withheld(), want, tc.withheld)
+			}
+		})
+	}
+}
