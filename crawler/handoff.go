@@ -8,8 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/crawler/extract"
@@ -127,14 +127,11 @@ func validHandOff(cfg Config) error {
 		return errors.New("hand-off: no shared store")
 	case cfg.Partition.N <= 1:
 		return errors.New("hand-off: a crawl of every origin (no partition) has nothing to hand off")
-	case !nodeName.MatchString(h.Node):
-		return fmt.Errorf("hand-off: node name %q: use 1-63 lower-case letters, digits and '-', starting with a letter or digit", h.Node)
+	case h.Node == "" || strings.ContainsAny(h.Node, "/\\") || h.Node == "." || h.Node == "..":
+		return fmt.Errorf("hand-off: node name %q cannot name objects (cmd checks it with publish.ValidNode)", h.Node)
 	}
 	return nil
 }
-
-// nodeName is what a node's name may be (as objectstore/publish's ValidNode says).
-var nodeName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
 func outKey(j int, rawURL string) []byte {
 	return append(binary.BigEndian.AppendUint32(nil, uint32(j)), rawURL...)
@@ -172,6 +169,7 @@ func (c *Crawl) handOffLoop(a Archive) {
 			return
 		case <-t.C:
 		}
+		start := c.now()
 		if err := c.flushHandOffs(c.ctx, a, false); err != nil {
 			c.log.Warn("hand-off: batches not written yet; trying again", "err", err)
 		}
@@ -179,7 +177,9 @@ func (c *Crawl) handOffLoop(a Archive) {
 		if err != nil {
 			c.log.Warn("hand-off: this node's batches not read; trying again", "err", err)
 		}
-		if n > 0 || c.busy() {
+		// A store slow to answer (one allocating its first volume takes seconds) holds the other
+		// nodes' batches back too: the time it took does not count towards Linger.
+		if n > 0 || c.busy() || c.now().Sub(start) > h.Interval {
 			last = c.now()
 			continue
 		}
