@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Scale-out test: SeaweedFS on loopback, a 12-origin loopback site of 31 pages each (no embargo, a week, a month, a
-# quarter, by origin), three crawl nodes given the same seeds with --partition k/3, their release
+# quarter, by origin; each home page embedding an image of the next origin, and one its robots.txt
+# disallows), three crawl nodes given the same seeds with --partition k/3, their release
 # passes at four --now values publishing into one bucket, and two lookup nodes serving the bucket
 # with read-only credentials. Checks, from the site's log and from the bucket itself:
-#   - every origin was crawled by exactly one node, the one its partition names;
+#   - every origin was crawled by exactly one node, the one its partition names, and every image
+#     requested (handed off through the bucket when another node's page embeds it), no disallowed one;
 #   - after each round of passes the bucket holds every due capture exactly once and not one
-#     byte of an embargoed body (every object searched, gzip members decompressed);
+#     byte of an embargoed body (every object searched, gzip members decompressed), every image
+#     released exactly once when due and withheld (not even a tombstone) while its page is embargoed;
 #   - both lookup nodes answer the same for every URL, and what they answer is the bucket's;
 #   - a crawl node killed (SIGKILL) mid-crawl and started again resumes and completes its partition.
 #
@@ -111,6 +114,9 @@ crawl:
   user_agent: "archivectl-scaleout node-$k"
   delay: 0s
   partition: "$k/3"
+handoff:
+  interval: 1s
+  linger: 10s
 release:
   shard_size: 65536
 public: $bucket
@@ -118,13 +124,13 @@ node: crawl-$k
 EOF
 done
 
-log "crawling: three nodes, the same seeds, --partition k/3 (node 2 killed mid-crawl, then resumed)"
+log "crawling: three nodes, the same seeds, --partition k/3, handing each other requisites (node 2 killed mid-crawl, then resumed)"
 crawl_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-"$work/archivectl" crawl --config "$work/node-0.yaml" "$work/seeds.txt" >"$work/crawl-0.out" 2>"$work/crawl-0.err" &
+env $(aws_env writer) "$work/archivectl" crawl --config "$work/node-0.yaml" "$work/seeds.txt" >"$work/crawl-0.out" 2>"$work/crawl-0.err" &
 c0=$!
-"$work/archivectl" crawl --config "$work/node-1.yaml" "$work/seeds.txt" >"$work/crawl-1.out" 2>"$work/crawl-1.err" &
+env $(aws_env writer) "$work/archivectl" crawl --config "$work/node-1.yaml" "$work/seeds.txt" >"$work/crawl-1.out" 2>"$work/crawl-1.err" &
 c1=$!
-"$work/archivectl" crawl --config "$work/node-2.yaml" "$work/seeds.txt" >"$work/crawl-2.out" 2>"$work/crawl-2.err" &
+env $(aws_env writer) "$work/archivectl" crawl --config "$work/node-2.yaml" "$work/seeds.txt" >"$work/crawl-2.out" 2>"$work/crawl-2.err" &
 c2=$!
 # Kill node 2 once it is well into its partition (30 requests in the site's log), so that some
 # of its captures are sealed and some are not: a fixed sleep was too short on a quiet machine.
@@ -137,7 +143,7 @@ status=0
 wait "$c2" || status=$?
 [ "$status" = 137 ] || die "node 2's crawl exited $status, not killed"
 sealed_before=$(grep -c 'node-2$' "$work/site.log" || true)
-"$work/archivectl" crawl --config "$work/node-2.yaml" "$work/seeds.txt" >"$work/crawl-2b.out" 2>"$work/crawl-2b.err" ||
+as writer "$work/archivectl" crawl --config "$work/node-2.yaml" "$work/seeds.txt" >"$work/crawl-2b.out" 2>"$work/crawl-2b.err" ||
 	die "node 2's resumed crawl failed: $(tail -3 "$work/crawl-2b.err")"
 wait "$c0" || die "node 0's crawl failed: $(tail -3 "$work/crawl-0.err")"
 wait "$c1" || die "node 1's crawl failed: $(tail -3 "$work/crawl-1.err")"

@@ -2,12 +2,20 @@
 // and from the bucket itself (read with the AWS environment's credentials):
 //
 //	check mkbucket BUCKET PID               create the bucket, waiting (90 s at most) for the store, process PID, to be up
-//	check origins DIR NODES                 every origin was requested, by exactly one node: its partition's
+//	                                        and to store an object
+//	check origins DIR NODES                 every origin was requested, by exactly one node: its partition's;
+//	                                        every image a home page embeds from the next origin requested
+//	                                        (by that origin's node, handed to it when it is another's), no
+//	                                        /private/ URL (disallowed by robots.txt) ever
 //	check bucket STORE DIR NODES NOW START END
 //	                                        at NOW (RFC 3339), of a crawl made between START and END: every
 //	                                        due page released exactly once in the union of the nodes' latest
 //	                                        generations, every other one a tombstone and not one byte of its
-//	                                        body anywhere in the bucket
+//	                                        body anywhere in the bucket; every image a home page embeds from
+//	                                        another node's origin released exactly once when both its own
+//	                                        and its page's embargo are over, and until then not even named
+//	                                        (withheld, no tombstone); one of the page's own node's origins
+//	                                        (in that crawl's scope: a page) under its own embargo
 //
 // It prints one line per problem and exits 1 if there is any.
 package main
@@ -118,6 +126,7 @@ func checkOrigins(dir string, nodes int) {
 	}
 	defer f.Close()
 	agents := map[string]map[string]int{}
+	paths := map[string]int{} // ORIGIN+PATH → requests
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
@@ -128,9 +137,17 @@ func checkOrigins(dir string, nodes int) {
 			agents[fs[0]] = map[string]int{}
 		}
 		agents[fs[0]][fs[2]]++
+		paths[fs[0]+fs[1]]++
+		if strings.HasPrefix(fs[1], "/private/") {
+			problem("%s%s, disallowed by its robots.txt, was requested by %s", fs[0], fs[1], fs[2])
+		}
 	}
 	node := regexp.MustCompile(`node-(\d+)`)
-	for i, u := range seeds(dir) {
+	all := seeds(dir)
+	for i, u := range all {
+		if img := image(all, i); paths[img.Scheme+"://"+img.Host+img.Path] == 0 {
+			problem("%s, embedded by %s, was never requested", img, u)
+		}
 		o := u.Scheme + "://" + u.Host
 		want := crawler.OriginPartition(u, nodes)
 		if len(agents[o]) == 0 {
@@ -144,6 +161,11 @@ func checkOrigins(dir string, nodes int) {
 		}
 		fmt.Printf("origin %2d %s: partition %d, requests from %v\n", i, o, want, agents[o])
 	}
+}
+
+// image is the URL of the image origin i's home page embeds from origin i+1.
+func image(seeds []*url.URL, i int) *url.URL {
+	return seeds[(i+1)%len(seeds)].JoinPath("img", strconv.Itoa(i)+".png")
 }
 
 // checkBucket checks the union of the nodes' latest generations at now.
@@ -225,7 +247,36 @@ func checkBucket(storeURL, dir string, nodes int, now, start, end time.Time) {
 			}
 		}
 	}
-	fmt.Printf("at %s: %d due captures each released once, %d embargoed as tombstones\n", now.Format(time.RFC3339), due, waiting)
+	all := seeds(dir)
+	images, withheld := 0, 0
+	for i := range all {
+		img := image(all, i).String()
+		page, own := periods[i%len(periods)], periods[(i+1)%len(all)%len(periods)]
+		// An image of an origin of the page's own node is in that crawl's scope: a page of its
+		// own, under its own embargo. Another node's is a requisite handed to that node, withheld
+		// until its page is public as well (docs/rules.md#d27).
+		if crawler.OriginPartition(all[i], nodes) == crawler.OriginPartition(all[(i+1)%len(all)], nodes) {
+			page = 0
+		}
+		switch p := max(page, own); {
+		case !now.Before(end.Add(p)):
+			images++
+			if released[img] != 1 {
+				problem("%s is due at %s: released %d time(s), want exactly once", img, now.Format(time.RFC3339), released[img])
+			}
+		case now.Before(start.Add(p)) && page > 0: // read from an embargoed body: withheld, not even a tombstone
+			withheld++
+			if released[img]+embargoed[img] != 0 {
+				problem("%s is withheld at %s: released %d, tombstones %d, want its URL nowhere", img, now.Format(time.RFC3339), released[img], embargoed[img])
+			}
+		case now.Before(start.Add(p)):
+			if released[img] != 0 || embargoed[img] == 0 {
+				problem("%s is embargoed at %s: released %d, tombstones %d", img, now.Format(time.RFC3339), released[img], embargoed[img])
+			}
+		}
+	}
+	fmt.Printf("at %s: %d due captures each released once, %d embargoed as tombstones; %d images released once, %d withheld\n",
+		now.Format(time.RFC3339), due, waiting, images, withheld)
 	objs, err := s.List(ctx, "")
 	if err != nil {
 		problem("%v", err)
@@ -290,7 +341,11 @@ func mkbucket(bucket string, pid int) {
 		_, err := c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &bucket})
 		var owned *types.BucketAlreadyOwnedByYou
 		if err == nil || errors.As(err, &owned) {
-			return
+			// The store takes seconds to allocate its first volume: until an object is stored,
+			// the nodes' first uploads (their hand-offs among them) would wait that long.
+			if err = probe(ctx, c, bucket); err == nil {
+				return
+			}
 		}
 		if time.Now().After(deadline) || ended(pid) {
 			fmt.Fprintf(os.Stderr, "check mkbucket: %v\n", err)
@@ -298,6 +353,16 @@ func mkbucket(bucket string, pid int) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// probe stores an object in bucket and deletes it.
+func probe(ctx context.Context, c *s3.Client, bucket string) error {
+	key := "probe/mkbucket"
+	if _, err := c.PutObject(ctx, &s3.PutObjectInput{Bucket: &bucket, Key: &key, Body: strings.NewReader("probe")}); err != nil {
+		return err
+	}
+	_, err := c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &bucket, Key: &key})
+	return err
 }
 
 // ended tells whether process pid is gone or a zombie.

@@ -1,6 +1,8 @@
 // Command site serves the scale-out test's loopback web: N origins of P pages each, origin i
-// asking in robots.txt for no embargo, a week, a month or a quarter (i mod 4). Every body
-// holds a marker, BODY-o<i>-p<j>, that the checks look for where no embargoed byte may be.
+// asking in robots.txt for no embargo, a week, a month or a quarter (i mod 4), and disallowing
+// /private/. Every body holds a marker, BODY-o<i>-p<j>, that the checks look for where no
+// embargoed byte may be. The home page of origin i embeds two images of origin i+1 (mod N):
+// /img/<i>.png, and /private/<i>.png, which its robots.txt disallows.
 // Each request takes -latency, so that a crawl lasts long enough to be killed. It writes the
 // seed URLs (one per origin, in order) to DIR/seeds.txt and logs every request as
 // "ORIGIN PATH USER-AGENT" to DIR/site.log, and serves until interrupted.
@@ -39,21 +41,26 @@ func main() {
 	}
 	var mu sync.Mutex
 	var seeds strings.Builder
-	for o := range *origins {
+	lns := make([]net.Listener, *origins)
+	urls := make([]string, *origins)
+	for o := range lns {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			log.Fatal(err)
 		}
-		origin := "http://" + ln.Addr().String()
+		lns[o], urls[o] = ln, "http://"+ln.Addr().String()
+		fmt.Fprintf(&seeds, "%s/\n", urls[o])
+	}
+	for o, ln := range lns {
+		origin, next := urls[o], urls[(o+1)%len(urls)]
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			fmt.Fprintf(logf, "%s %s %s\n", origin, r.URL.Path, strings.ReplaceAll(r.UserAgent(), " ", "_"))
 			mu.Unlock()
 			time.Sleep(*latency)
-			serve(w, r, o, *pages)
+			serve(w, r, o, *pages, next)
 		})
 		go (&http.Server{Handler: h}).Serve(ln)
-		fmt.Fprintf(&seeds, "%s/\n", origin)
 	}
 	if err := os.WriteFile(filepath.Join(*dir, "seeds.txt"), []byte(seeds.String()), 0o644); err != nil {
 		log.Fatal(err)
@@ -63,17 +70,25 @@ func main() {
 	logf.Close()
 }
 
-func serve(w http.ResponseWriter, r *http.Request, o, pages int) {
-	var page int
+func serve(w http.ResponseWriter, r *http.Request, o, pages int, next string) {
+	var page, from int
 	switch {
 	case r.URL.Path == "/robots.txt":
-		fmt.Fprintf(w, "User-agent: *\nAllow: /\n")
+		fmt.Fprintf(w, "User-agent: *\nDisallow: /private/\nAllow: /\n")
 		if p := Policies[o%len(Policies)]; p != "" {
 			fmt.Fprintf(w, "Archive-Embargo: %s\n", p)
 		}
 		return
 	case r.URL.Path == "/":
 		page = -1
+	case strings.HasPrefix(r.URL.Path, "/img/"):
+		if _, err := fmt.Sscanf(r.URL.Path, "/img/%d.png", &from); err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "image/png")
+		fmt.Fprintf(w, "IMG-o%d-from%d<", o, from)
+		return
 	default:
 		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &page); err != nil || page < 0 || page >= pages {
 			http.NotFound(w, r)
@@ -83,6 +98,7 @@ func serve(w http.ResponseWriter, r *http.Request, o, pages int) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	fmt.Fprintf(w, "<html><body><h1>origin %d page %d</h1><p>BODY-o%d-p%d</p>", o, page, o, page)
 	if page < 0 {
+		fmt.Fprintf(w, `<img src="%[1]s/img/%[2]d.png"><img src="%[1]s/private/%[2]d.png">`, next, o)
 		for j := range pages {
 			fmt.Fprintf(w, `<a href="/p/%d">%d</a> `, j, j)
 		}
