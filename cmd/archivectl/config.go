@@ -26,6 +26,7 @@ type Config struct {
 
 // HandOffConfig holds the hand-off between the nodes of a partitioned crawl sharing a store.
 type HandOffConfig struct {
+	Store    string        `yaml:"store"`    // where the batches go: "" (the public: store) or a store of the crawl nodes alone, as public: is written
 	Interval time.Duration `yaml:"interval"` // hand-off batches are written and read this often
 	Linger   time.Duration `yaml:"linger"`   // a node whose own work is done goes on reading them until none came for this long
 }

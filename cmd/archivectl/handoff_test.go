@@ -15,9 +15,20 @@ import (
 
 // TestCrawlHandsOff: two nodes sharing a file:// store; the page of node A's origin embeds an
 // image of node B's origin. Node A writes it into a hand-off batch for B instead of fetching
-// it; node B's crawl fetches it once and consumes the batch; each summary says so.
+// it; node B's crawl fetches it once and consumes the batch; each summary says so. The batches
+// go to the public store, or to handoff.store when it is set, and then nothing of them to the
+// public one.
 func TestCrawlHandsOff(t *testing.T) {
 	t.Parallel()
+	for _, own := range []bool{false, true} {
+		t.Run(map[bool]string{false: "in the public store", true: "in a store of their own"}[own], func(t *testing.T) {
+			t.Parallel()
+			crawlHandsOff(t, own)
+		})
+	}
+}
+
+func crawlHandsOff(t *testing.T, ownStore bool) {
 	var imgs atomic.Int32
 	var servers [2]*httptest.Server
 	for servers[0] == nil || servers[1] == nil {
@@ -54,14 +65,20 @@ func TestCrawlHandsOff(t *testing.T) {
 	dir := t.TempDir()
 	seeds := filepath.Join(dir, "seeds.txt")
 	os.WriteFile(seeds, []byte(page.URL+"/\n"+img.URL+"/\n"), 0o644)
-	shared := filepath.Join(dir, "shared")
-	os.MkdirAll(shared, 0o755)
+	public, shared := filepath.Join(dir, "public"), filepath.Join(dir, "public")
+	os.MkdirAll(public, 0o755)
+	settings := "handoff:\n  interval: 50ms\n  linger: 200ms\n"
+	if ownStore {
+		shared = filepath.Join(dir, "crawl-only")
+		os.MkdirAll(shared, 0o755)
+		settings += "  store: file://" + shared + "\n"
+	}
 	conf := filepath.Join(dir, "archivectl.yaml")
-	os.WriteFile(conf, []byte("handoff:\n  interval: 50ms\n  linger: 200ms\n"), 0o644)
+	os.WriteFile(conf, []byte(settings), 0o644)
 	crawl := func(k string) string {
 		t.Helper()
 		stdout, stderr, code := runIn(t, "crawl", "--config", conf, "--data", filepath.Join(dir, "node-"+k), "--delay", "0s",
-			"--partition", k+"/2", "--public", "file://"+shared, "--node", "crawl-"+k, seeds)
+			"--partition", k+"/2", "--public", "file://"+public, "--node", "crawl-"+k, seeds)
 		if code != 0 {
 			t.Fatalf("node %s: exit %d\n%s", k, code, stderr)
 		}
@@ -73,6 +90,9 @@ func TestCrawlHandsOff(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(shared, "handoff", "1", "crawl-0-*.jsonl")); len(m) != 1 {
 		t.Fatalf("hand-off batches for partition 1: %v", m)
 	}
+	if _, err := os.Stat(filepath.Join(public, "handoff")); ownStore && !os.IsNotExist(err) {
+		t.Errorf("with handoff.store set, the public store has handoff/ (%v)", err)
+	}
 	if out := crawl("1"); !strings.Contains(out, "hand-off     0 URLs handed to their nodes, 1 taken") || imgs.Load() != 1 {
 		t.Fatalf("node 1 (image fetched %d times):\n%s", imgs.Load(), out)
 	}
@@ -81,14 +101,31 @@ func TestCrawlHandsOff(t *testing.T) {
 	}
 }
 
-// TestCrawlHandOffBadNode: a node name that cannot name hand-off batches is bad usage, one line.
-func TestCrawlHandOffBadNode(t *testing.T) {
+// TestCrawlHandOffBadSettings: a node name that cannot name hand-off batches, or a
+// handoff.store that is no store, is bad usage, said in one line.
+func TestCrawlHandOffBadSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	seeds := filepath.Join(dir, "seeds.txt")
 	os.WriteFile(seeds, []byte("http://127.0.0.1:1/\nhttp://127.0.0.1:2/\nhttp://127.0.0.1:3/\n"), 0o644)
-	_, stderr, code := runIn(t, "crawl", "--data", filepath.Join(dir, "d"), "--partition", "0/2", "--public", "file://"+dir, "--node", "Crawl_0", seeds)
-	if code != 2 || !strings.Contains(stderr, `invalid --node "Crawl_0"`) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
+	conf := filepath.Join(dir, "bad-store.yaml")
+	os.WriteFile(conf, []byte("handoff:\n  store: ftp://somewhere/x\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"node name", []string{"--node", "Crawl_0"}, `invalid --node "Crawl_0"`},
+		{"store", []string{"--config", conf}, "handoff.store"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"crawl", "--data", filepath.Join(t.TempDir(), "d"), "--partition", "0/2", "--public", "file://" + dir}, tc.args...)
+			_, stderr, code := runIn(t, append(args, seeds)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Fatalf("exit %d, stderr %q; want 2 and one line saying %q", code, stderr, tc.want)
+			}
+		})
 	}
 }

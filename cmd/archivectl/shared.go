@@ -22,7 +22,12 @@ func sharedFlags(fs *flagSet, c *Config) {
 // alone). Any failure is one line: a bucket that is missing, credentials refused, an endpoint
 // out of reach.
 func sharedStore(ctx context.Context, cfg Config) (objectstore.Store, error) {
-	loc, err := objectstore.ParseLocation(cfg.Public)
+	return openStore(ctx, cfg.Public)
+}
+
+// openStore opens and checks the store that location (a public: value) names: nil for "".
+func openStore(ctx context.Context, location string) (objectstore.Store, error) {
+	loc, err := objectstore.ParseLocation(location)
 	if err != nil {
 		return nil, err
 	}
