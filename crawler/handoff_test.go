@@ -265,7 +265,7 @@ func TestHandOff(t *testing.T) {
 	srv.Setenv(t, seaweedfs.Writer)
 
 	t.Run("three nodes at once", func(t *testing.T) {
-		s := seaweedStore(t, srv, "handoff-together")
+		s := seaweedStore(t, srv, "handoff-together") // a bucket of the crawl nodes alone (handoff.store)
 		site := newHandOffSite(t)
 		nodes := []*node{{k: 0, dir: t.TempDir()}, {k: 1, dir: t.TempDir()}, {k: 2, dir: t.TempDir()}}
 		var wg sync.WaitGroup
@@ -282,6 +282,17 @@ func TestHandOff(t *testing.T) {
 		}
 		wg.Wait()
 		checkHandOff(t, site, nodes, s)
+		// A lookup node's identity, which reads the public bucket only, cannot list the batches.
+		t.Setenv("AWS_ACCESS_KEY_ID", seaweedfs.PublicKey)
+		t.Setenv("AWS_SECRET_ACCESS_KEY", seaweedfs.PublicSecret)
+		loc, _ := objectstore.ParseLocation("s3://handoff-together/public")
+		lookup, err := s3store.Open(t.Context(), loc, s3store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lookup.List(t.Context(), handoff.Prefix); err == nil || !strings.Contains(err.Error(), "access denied") {
+			t.Errorf("the lookup's identity listing the hand-off bucket: %v, want access denied", err)
+		}
 		// Node P handed A's three URLs (its home among them) and B's two, node A B's background;
 		// A took two (its home it had), B three (the private one disallowed there).
 		if sums[site.p].HandedOff != 5 || sums[site.a].HandedOff != 1 || sums[site.a].HandedIn != 2 || sums[site.b].HandedIn != 3 {

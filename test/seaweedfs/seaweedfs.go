@@ -1,6 +1,6 @@
 // Package seaweedfs starts a real SeaweedFS server with its S3 gateway on loopback for tests:
 // `weed server -ip=127.0.0.1 -s3` with a data directory of the test's own, test credentials
-// (a writer and a read-only identity) and free ports. The binary is the one install.sh builds,
+// (a writer, a read-only identity and one reading a single bucket) and free ports. The binary is the one install.sh builds,
 // named by ARCHIVECTL_WEED or found in install.sh's cache; without it a test is skipped, and
 // fails when CI=true.
 package seaweedfs
@@ -32,16 +32,23 @@ const (
 	WriterSecret = "writer-secret-0a1b2c3d4e5f"
 	ReaderKey    = "archivectl-reader"
 	ReaderSecret = "reader-secret-6a7b8c9d0e1f"
+	// PublicKey may read and list the bucket PublicBucket only: a lookup node's identity in a
+	// deployment whose other buckets (hand-offs, sealed files) it must not read.
+	PublicKey    = "archivectl-public"
+	PublicSecret = "public-secret-2b3c4d5e6f7a"
+	PublicBucket = "public"
 	Region       = "us-east-1"
 )
 
 // Identity is a set of test credentials.
 type Identity struct{ Key, Secret string }
 
-// Writer may read, list, write and create buckets; Reader may only read and list.
+// Writer may read, list, write and create buckets; Reader may only read and list; Public may
+// only read and list PublicBucket.
 var (
 	Writer = Identity{WriterKey, WriterSecret}
 	Reader = Identity{ReaderKey, ReaderSecret}
+	Public = Identity{PublicKey, PublicSecret}
 )
 
 // Server is one running SeaweedFS (master, volume, filer and S3 gateway in one process).
@@ -142,6 +149,7 @@ func (s *Server) writeConfig() error {
 	b, err := json.Marshal(map[string][]identity{"identities": {
 		{"writer", []cred{{WriterKey, WriterSecret}}, []string{"Admin", "Read", "List", "Tagging", "Write"}},
 		{"reader", []cred{{ReaderKey, ReaderSecret}}, []string{"Read", "List"}},
+		{"public", []cred{{PublicKey, PublicSecret}}, []string{"Read:" + PublicBucket, "List:" + PublicBucket}},
 	}})
 	if err != nil {
 		return err

@@ -48,7 +48,7 @@ func TestFreePorts(t *testing.T) {
 	}
 }
 
-// TestServer starts a server and checks what the other tests rely on: the two identities,
+// TestServer starts a server and checks what the other tests rely on: the three identities,
 // conditional writes, a restart that keeps the data, and how long starting and stopping take.
 func TestServer(t *testing.T) {
 	start := time.Now()
@@ -90,6 +90,24 @@ func TestServer(t *testing.T) {
 	}
 	if got := get(); got != "one" {
 		t.Fatalf("k = %q, want the first put's one", got)
+	}
+	// The identity of one bucket reads and lists it, and nothing of another.
+	s.CreateBucket(t, PublicBucket)
+	if _, err := w.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(PublicBucket), Key: aws.String("p"), Body: strings.NewReader("pub")}); err != nil {
+		t.Fatalf("writer put into %s: %v", PublicBucket, err)
+	}
+	p := s.Client(Public)
+	if _, err := p.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String(PublicBucket), Key: aws.String("p")}); err != nil {
+		t.Fatalf("public identity get from %s: %v", PublicBucket, err)
+	}
+	if _, err := p.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String(PublicBucket)}); err != nil {
+		t.Fatalf("public identity list of %s: %v", PublicBucket, err)
+	}
+	if _, err := p.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String("tbucket"), Key: aws.String("k")}); httpStatus(err) != http.StatusForbidden {
+		t.Fatalf("public identity get from tbucket gave %v, want 403", err)
+	}
+	if _, err := p.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String("tbucket")}); httpStatus(err) != http.StatusForbidden {
+		t.Fatalf("public identity list of tbucket gave %v, want 403", err)
 	}
 
 	stop := time.Now()
