@@ -6,6 +6,11 @@
 # shared CDN origins: its own image, its origin's stylesheet and script, and the stylesheets'
 # fonts and background images), crawled by archivectl with requisites on (the default) and by
 # `wget -r -H -p -D 127.0.0.1` (every origin of the site, CDNs included, is on 127.0.0.1).
+# Two more: "article" (article-like pages of 20-60 KB: inline CSS, navigation, 10-30 in-origin
+# links in relative, absolute and fragment forms, a canonical link, half with Last-Modified,
+# every fourth origin answering Archive-Embargo: m, which archivectl reads with --header-embargo)
+# and "article-gz" (the same pages sent with Content-Encoding: gzip; wget decodes them with
+# --compression=auto). SIZE does not apply to them.
 # A "page" is any captured response but robots.txt, requisites included, for both tools.
 # Each tool's figures are printed per round, summed, and as medians over the rounds (pages/s,
 # CPU per page, peak RSS of the process as /usr/bin/time reports it); the load average is
@@ -14,6 +19,7 @@
 #
 #   bench/crawl/run.sh [ROUNDS]          ORIGINS=20 PAGES=200 CDNS=5 VARIANTS="plain cdn" by default
 #                                        SIZE=4096 (HTML bytes a page) THINK=0s (server time a page)
+#                                        MEM=0 skips the memory step
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/usr/local/go/bin"
@@ -69,22 +75,31 @@ for r in $(seq 1 "$rounds"); do
 	for variant in $variants; do
 		site_args=(-origins "$origins" -pages "$pages" -size "$size" -think "$think")
 		wget_args=()
-		if [ "$variant" = cdn ]; then
+		crawl_args=()
+		case $variant in
+		cdn)
 			site_args+=(-cdns "$cdns")
 			wget_args=(-H -p -D 127.0.0.1)
-		fi
+			;;
+		article) site_args+=(-article) crawl_args=(--header-embargo) ;;
+		article-gz)
+			site_args+=(-article -gzip)
+			crawl_args=(--header-embargo)
+			wget_args=(--compression=auto)
+			;;
+		esac
 		for tool in archivectl wget; do
 			start_site "${site_args[@]}"
 			d="$work/$tool-$variant-$r"
 			mkdir -p "$d"
 			if [ "$tool" = archivectl ]; then
 				measure "$variant/archivectl" "awk '/^pages /{print \$2}' $work/$variant-archivectl.out" -- \
-					"$work/archivectl" crawl --data "$d" --delay 0s "$work/seeds.txt"
+					"$work/archivectl" crawl --data "$d" --delay 0s ${crawl_args[@]+"${crawl_args[@]}"} "$work/seeds.txt"
 				grep -q '^errors *none' "$work/$variant-archivectl.out" || grep -E '^errors|level=(WARN|ERROR)' "$work/$variant-archivectl.out" >&2
 			else
 				# wget's WARC holds robots.txt responses too: count the other responses.
 				measure "$variant/wget" "zcat $d/wget.warc.gz | awk '/^WARC-Type: /{t=\$2} /^WARC-Target-URI: /{if (t ~ /^response/ && \$2 !~ /robots[.]txt/) n++} END{print n+0}'" -- \
-					wget -q -r -l inf "${wget_args[@]}" -e robots=on -i "$work/seeds.txt" --warc-file="$d/wget" -P "$d/files"
+					wget -q -r -l inf ${wget_args[@]+"${wget_args[@]}"} -e robots=on -i "$work/seeds.txt" --warc-file="$d/wget" -P "$d/files"
 			fi
 			stop_site
 			rm -rf "$d"
@@ -112,6 +127,7 @@ awk '
 		}
 	}' "$work/results"
 
+[ "${MEM:-1}" = 0 ] && exit 0
 echo "== memory: one origin whose pages link 10,000 new URLs each, 12 pages fetched =="
 start_site -origins 1 -pages 100001 -links 10000 -size 64
 "$work/archivectl" crawl --data "$work/mem" --delay 0s --max-pages 12 "$work/seeds.txt" >"$work/mem.out" 2>&1

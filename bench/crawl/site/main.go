@@ -5,6 +5,11 @@
 // font and a background image from other CDN origins. It writes one seed URL per page origin
 // to -seeds and serves until interrupted; then it prints the most requests it saw in flight at
 // once on one origin (a polite crawler keeps it at 1).
+//
+// With -article, pages are shaped like news articles instead (article.go): inline CSS,
+// navigation, 10–30 in-origin links in relative, absolute and fragment forms, a canonical
+// link, 20–60 KB of varied text; half carry Last-Modified and every fourth origin answers
+// Archive-Embargo: m. With -gzip as well, every page is sent with Content-Encoding: gzip.
 package main
 
 import (
@@ -47,6 +52,8 @@ func main() {
 	links := flag.Int("links", 5, "links per page: page n links to pages n*links+1 … n*links+links")
 	cdns := flag.Int("cdns", 0, "CDN origins serving the pages' requisites (0: pages embed nothing)")
 	think := flag.Duration("think", 0, "time the server takes before answering a page (robots.txt aside)")
+	article := flag.Bool("article", false, "article-like pages of 20–60 KB (-size and -links ignored; article.go)")
+	gz := flag.Bool("gzip", false, "with -article: send every page with Content-Encoding: gzip")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -65,7 +72,13 @@ func main() {
 	}
 	var list strings.Builder
 	for o := range *origins {
-		fmt.Fprintf(&list, "%s/\n", listen(handler(o, *pages, *links, *size, *think, cdnURLs)))
+		var h http.Handler
+		if *article {
+			h = articleHandler(o, *pages, *think, *gz)
+		} else {
+			h = handler(o, *pages, *links, *size, *think, cdnURLs)
+		}
+		fmt.Fprintf(&list, "%s/\n", listen(h))
 	}
 	if err := os.WriteFile(*seeds, []byte(list.String()), 0o644); err != nil {
 		log.Fatal(err)
