@@ -201,8 +201,15 @@ func HTML(base *url.URL, r io.Reader) ([]Ref, int, error) {
 			inStyle = false
 			continue
 		}
+		// Most tags (p, div, span, …) can hold no reference: skip them without the copies of
+		// their name and attributes that TagName and TagAttr make.
+		var tagBuf [8]byte
+		tag := rawTagName(z.Raw(), &tagBuf)
+		inStyle = tt == html.StartTagToken && string(tag) == "style"
+		if _, ok := linkAttrs[string(tag)]; !ok && !hasStyleBytes(z.Raw()) {
+			continue
+		}
 		name, hasAttr := z.TagName()
-		inStyle = tt == html.StartTagToken && string(name) == "style"
 		if !hasAttr {
 			continue
 		}
@@ -249,6 +256,43 @@ func HTML(base *url.URL, r io.Reader) ([]Ref, int, error) {
 func embedsRel(rel string) bool {
 	for _, r := range strings.Fields(rel) {
 		if embedRels[strings.ToLower(r)] {
+			return true
+		}
+	}
+	return false
+}
+
+// rawTagName is the name of the start tag raw, as Tokenizer.TagName gives it (lower case, up to
+// white space, '/' or '>'), in b when it is one HTML looks at (at most 8 bytes); empty otherwise.
+func rawTagName(raw []byte, b *[8]byte) []byte {
+	n := 0
+	for _, c := range raw[1:] {
+		switch c {
+		case ' ', '\n', '\r', '\t', '\f', '/', '>':
+			return b[:n]
+		}
+		if n == len(b) {
+			return nil
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[n] = c
+		n++
+	}
+	return b[:n]
+}
+
+// hasStyleBytes reports whether raw holds "style" in any ASCII case: a tag without it has no
+// style attribute.
+func hasStyleBytes(raw []byte) bool {
+	const s = "style"
+	for i := 0; i+len(s) <= len(raw); i++ {
+		j := 0
+		for j < len(s) && raw[i+j]|0x20 == s[j] {
+			j++
+		}
+		if j == len(s) {
 			return true
 		}
 	}

@@ -37,6 +37,10 @@ func TestExtractLinks(t *testing.T) {
 			[]string{"http://s.example/dir/bg.png", "http://s.example/dir/e.swf", "http://s.example/dir/o.svg", "http://s.example/dir/go.png"}},
 		{"CSS in style attributes and elements", `<div style="background:url(d.png)"></div><style>@import "s.css"; p{background:url('/p.png')}</style><p>url(not.png)</p>`,
 			[]string{"http://s.example/dir/d.png", "http://s.example/dir/s.css", "http://s.example/p.png"}},
+		{"tag names in any case, ended by white space, / or >", "<A\tHREF=/u1>x</A><IMG\nsrc=/u2><Img/src=/u3><aside href=/no><abbr href=/no><P STYLE=\"background:url(/u4)\">",
+			[]string{"http://s.example/u1", "http://s.example/u2", "http://s.example/u3", "http://s.example/u4"}},
+		{"style attributes in any case, on any element", `<section class=x StYlE="background:url(/s1)"><span data-style="a" style='background:url(/s2)'>`,
+			[]string{"http://s.example/s1", "http://s.example/s2"}},
 		{"data and javascript schemes ignored", `<img src="data:image/png;base64,AAAA"><script src="javascript:alert(1)"></script><div style="background:url(data:x)">`, nil},
 	}
 	base, _ := url.Parse("http://s.example/dir/page")
