@@ -242,10 +242,22 @@ func recordedFor(req *http.Request, raw []byte) error {
 	return fmt.Errorf("%w: no Host field", errRecording)
 }
 
-// recording holds the bytes of one exchange on a connection.
+// recording holds the bytes of one exchange on a connection, in buffers from recBufs.
 type recording struct {
 	max    int64
-	wr, rd bytes.Buffer
+	wr, rd *bytes.Buffer
+}
+
+// recBufs are the buffers recordings grow, reused: stop hands out copies of exactly the bytes
+// recorded, so a crawl does not regrow a buffer from scratch for every response.
+var recBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putRecBuf returns b to recBufs unless it grew past what is worth keeping.
+func putRecBuf(b *bytes.Buffer) {
+	if b.Cap() <= maxBodyPrealloc+maxHeaderBytes {
+		b.Reset()
+		recBufs.Put(b)
+	}
 }
 
 // recConn records what is written to and read from a connection, for the exchange in progress.
@@ -263,18 +275,26 @@ type recConn struct {
 func (c *recConn) start(max int64) *recording {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cur = &recording{max: max}
+	c.cur = &recording{max: max, wr: recBufs.Get().(*bytes.Buffer), rd: recBufs.Get().(*bytes.Buffer)}
 	return c.cur
 }
 
-// stop ends r and returns copies of the bytes written and read while it was current.
+// stop ends r and returns copies of the bytes written and read while it was current. Nothing
+// records into r once it is no longer current, so its buffers go back to recBufs.
 func (c *recConn) stop(r *recording) (written, read []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cur == r {
 		c.cur = nil
 	}
-	return bytes.Clone(r.wr.Bytes()), bytes.Clone(r.rd.Bytes())
+	if r.wr == nil { // stopped before
+		return nil, nil
+	}
+	written, read = bytes.Clone(r.wr.Bytes()), bytes.Clone(r.rd.Bytes())
+	putRecBuf(r.wr)
+	putRecBuf(r.rd)
+	r.wr, r.rd = nil, nil
+	return written, read
 }
 
 func (c *recConn) Read(p []byte) (int, error) {
@@ -303,7 +323,7 @@ func (c *recConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	if r != nil && n < len(p) { // keep only what went out
 		c.mu.Lock()
-		if r.wr.Len() >= len(p)-n {
+		if r.wr != nil && r.wr.Len() >= len(p)-n { // nil: stopped meanwhile
 			r.wr.Truncate(r.wr.Len() - (len(p) - n))
 		}
 		c.mu.Unlock()
