@@ -2,6 +2,8 @@ package extract
 
 import (
 	"bytes"
+	"compress/gzip"
+	"net/http"
 	"net/url"
 	"os"
 	"syscall"
@@ -36,4 +38,33 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkHTMLGzip is BenchmarkHTML with the page sent gzip-encoded, as bench/crawl/site
+// -article -gzip serves it: Decoded inflates it on the way to HTML.
+func BenchmarkHTMLGzip(b *testing.B) {
+	page, err := os.ReadFile("testdata/article.html")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(page)
+	zw.Close()
+	h := http.Header{"Content-Encoding": {"gzip"}}
+	base, _ := url.Parse("http://news.example/p/7")
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		r, ok := Decoded(h, z.Bytes())
+		if !ok {
+			b.Fatal("not decoded")
+		}
+		refs, _, err := HTML(base, r)
+		if err != nil || len(refs) < 10 {
+			b.Fatalf("%d refs, %v", len(refs), err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 }

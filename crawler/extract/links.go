@@ -2,8 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"io"
 	"mime"
 	"net/http"
@@ -11,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 	"golang.org/x/net/html"
 )
 
