@@ -195,7 +195,8 @@ func sealedRecords(b *testing.B, caps []Capture) (raws [][]byte, total int64) {
 // commits, the order alternating between rounds. The ratio is the median over rounds of gzip's time
 // over Seal's (≥ 1: Seal keeps up with gzip). Seal is given the 62 pages in batches of 64 (one Seal
 // a round), or 4 copies of them (248 captures, 12 MB) in batches of 256 as a crawl gives it when it
-// fetches faster than it seals. Run it with -benchtime Nx, N ≥ 5.
+// fetches faster than it seals. Run it with -benchtime Nx, N ≥ 5. It also reports the median
+// CPU time (user + system, every goroutine) of each per MB: a busy machine disturbs it less.
 func BenchmarkWriterVsGzip(b *testing.B) {
 	pages := benchCaptures(benchPages(b))
 	for _, tc := range []struct {
@@ -218,13 +219,15 @@ func writerVsGzip(b *testing.B, caps []Capture, batch int) {
 	raws, rawTotal := sealedRecords(b, caps)
 	s := openTestStore(b, b.TempDir(), Options{})
 	defer s.Close()
+	var gzCPU, sealCPU []float64 // CPU time of each run, user + system, all goroutines
 	gzipOnce := func() time.Duration {
-		start := time.Now()
+		start, cpu := time.Now(), cpuTime()
 		gz, _ := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
 		for _, r := range raws {
 			gz.Write(r)
 		}
 		gz.Close()
+		gzCPU = append(gzCPU, (cpuTime() - cpu).Seconds())
 		return time.Since(start)
 	}
 	round := 0
@@ -234,12 +237,13 @@ func writerVsGzip(b *testing.B, caps []Capture, batch int) {
 		for j := range part {
 			part[j].URL = fmt.Sprintf("%s/%d", part[j].URL, round)
 		}
-		start := time.Now()
+		start, cpu := time.Now(), cpuTime()
 		for i := 0; i < len(part); i += batch {
 			if _, err := s.Seal(context.Background(), part[i:min(i+batch, len(part))]); err != nil {
 				b.Fatal(err)
 			}
 		}
+		sealCPU = append(sealCPU, (cpuTime() - cpu).Seconds())
 		return time.Since(start)
 	}
 	var ratios, gzs, seals []float64
@@ -258,6 +262,8 @@ func writerVsGzip(b *testing.B, caps []Capture, batch int) {
 	b.ReportMetric(median(ratios), "ratio-vs-gzip")
 	b.ReportMetric(mb/median(gzs), "gzip-MB/s")
 	b.ReportMetric(mb/median(seals), "seal-MB/s")
+	b.ReportMetric(1000*median(gzCPU)/mb, "gzip-cpu-ms/MB")
+	b.ReportMetric(1000*median(sealCPU)/mb, "seal-cpu-ms/MB")
 	b.Logf("%d captures, %.1f MB of records, %d rounds: ratios %.2f (median %.2f)", len(caps), mb, len(ratios), ratios, median(ratios))
 }
 
