@@ -51,9 +51,24 @@ func Canonical(u *url.URL) (*url.URL, bool) {
 	if c.Path == "" {
 		c.Path, c.RawPath = "/", ""
 	}
-	// ResolveReference removes "." and ".." segments.
-	c = c.ResolveReference(&url.URL{Path: c.Path, RawPath: c.RawPath, RawQuery: c.RawQuery})
+	// ResolveReference removes "." and ".." segments; a path without any, and without an
+	// escaped form of its own, is the same after it (dotSegmentFree).
+	if c.RawPath != "" || !dotSegmentFree(c.Path) {
+		c = c.ResolveReference(&url.URL{Path: c.Path, RawPath: c.RawPath, RawQuery: c.RawQuery})
+	}
 	return c, true
+}
+
+// dotSegmentFree reports whether no segment of the path p is "." or "..".
+func dotSegmentFree(p string) bool {
+	for p != "" {
+		var seg string
+		seg, p, _ = strings.Cut(p, "/")
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // ASCIIHost is a host name in the one form every origin is keyed by: lower case, and an

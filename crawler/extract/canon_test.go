@@ -48,3 +48,25 @@ func TestCanonical(t *testing.T) {
 		})
 	}
 }
+
+// TestCanonicalSkipsOnlyIdlePathResolution checks that a path Canonical does not resolve
+// (dotSegmentFree, no escaped form of its own) is the one ResolveReference would give.
+func TestCanonicalSkipsOnlyIdlePathResolution(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"/", "/a", "//a", "///a", "/a//b", "/a/", "/a//", "//", "/.a", "/a.", "/a/.b/c", "/a/..b",
+		"/..a/", "/a/b..", "/a;b", "/a b", "/é", "/%41", "/a%2Fb", "/%2e/", "/%2E%2E/x", "/a/./b", "/a/../b", "/a/.", "/a/..", "/.."} {
+		u, err := url.Parse("http://h.example" + p + "?q=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, ok := Canonical(u)
+		if !ok {
+			t.Fatalf("%q: not canonical", p)
+		}
+		in := &url.URL{Scheme: "http", Host: "h.example", Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery}
+		want := in.ResolveReference(&url.URL{Path: in.Path, RawPath: in.RawPath, RawQuery: in.RawQuery})
+		if c.String() != want.String() || c.Path != want.Path || c.RawPath != want.RawPath {
+			t.Errorf("%q: %q (path %q, raw %q), want %q (path %q, raw %q)", p, c, c.Path, c.RawPath, want, want.Path, want.RawPath)
+		}
+	}
+}
