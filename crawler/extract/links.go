@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
@@ -87,7 +88,7 @@ func DecodedUpTo(h http.Header, body []byte, limit int64) (io.Reader, bool) {
 			switch strings.ToLower(strings.TrimSpace(e)) {
 			case "", "identity":
 			case "gzip", "x-gzip":
-				zr, err := gzip.NewReader(r)
+				zr, err := newGzipReader(r)
 				if err != nil {
 					return nil, false
 				}
@@ -100,6 +101,43 @@ func DecodedUpTo(h http.Header, body []byte, limit int64) (io.Reader, bool) {
 		}
 	}
 	return io.LimitReader(r, limit), true
+}
+
+// gzipReaders are inflaters for reuse: each holds tens of KB of tables and window.
+var gzipReaders sync.Pool
+
+// newGzipReader reads the gzip stream r with an inflater from gzipReaders; the inflater goes
+// back to the pool once the stream ends or fails (a reader dropped before that is left to the GC).
+func newGzipReader(r io.Reader) (io.Reader, error) {
+	zr, _ := gzipReaders.Get().(*gzip.Reader)
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(r)
+	} else {
+		err = zr.Reset(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &pooledGzip{zr: zr}, nil
+}
+
+// pooledGzip is one stream read through a pooled inflater.
+type pooledGzip struct {
+	zr  *gzip.Reader
+	err error // the error that ended the stream, given again to every later Read
+}
+
+func (p *pooledGzip) Read(b []byte) (int, error) {
+	if p.zr == nil {
+		return 0, p.err
+	}
+	n, err := p.zr.Read(b)
+	if err != nil {
+		gzipReaders.Put(p.zr)
+		p.zr, p.err = nil, err
+	}
+	return n, err
 }
 
 // URLs lists the URLs of refs.

@@ -131,6 +131,49 @@ func TestDecodedIsBounded(t *testing.T) {
 	}
 }
 
+// TestDecodedReusesInflaters decodes gzip payloads, nested, truncated and whole, one after
+// another and at once, through the pooled inflaters: each reads as its own stream, and a Read
+// after the end gives the end again.
+func TestDecodedReusesInflaters(t *testing.T) {
+	t.Parallel()
+	gz := func(b []byte) []byte {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		return z.Bytes()
+	}
+	tests := []struct {
+		name, enc string
+		body      []byte
+		want      string
+		err       bool
+	}{
+		{"whole", "gzip", gz([]byte("<p>one</p>")), "<p>one</p>", false},
+		{"twice encoded", "gzip, x-gzip", gz(gz([]byte("<p>two</p>"))), "<p>two</p>", false},
+		{"truncated", "gzip", gz([]byte(strings.Repeat("<p>three</p>", 100)))[:40], "", true},
+		{"empty", "gzip", gz(nil), "", false},
+	}
+	for range 20 {
+		for _, tc := range tests {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				r, ok := Decoded(http.Header{"Content-Encoding": {tc.enc}}, tc.body)
+				if !ok {
+					t.Fatal("not decoded")
+				}
+				got, err := io.ReadAll(r)
+				if (err != nil) != tc.err || !tc.err && string(got) != tc.want {
+					t.Fatalf("got %q, %v; want %q (error %v)", got, err, tc.want, tc.err)
+				}
+				if n, again := r.Read(make([]byte, 8)); n != 0 || again == nil {
+					t.Fatalf("read after the end: %d, %v", n, again)
+				}
+			})
+		}
+	}
+}
+
 func TestIsHTML(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
