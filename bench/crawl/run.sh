@@ -41,11 +41,11 @@ cleanup() {
 }
 trap cleanup EXIT
 go build -o "$work/archivectl" ./cmd/archivectl
-go build -o "$work/site" ./bench/crawl/site
+go build -o "$work/crawl-site" ./bench/crawl/site
 
 start_site() {
 	rm -f "$work/seeds.txt"
-	"$work/site" "$@" -seeds "$work/seeds.txt" 2>"$work/site.err" &
+	"$work/crawl-site" "$@" -seeds "$work/seeds.txt" 2>"$work/site.err" &
 	site_pid=$!
 	while [ ! -s "$work/seeds.txt" ]; do sleep 0.05; done
 }
