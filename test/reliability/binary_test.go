@@ -2,56 +2,16 @@ package reliability
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// archivectl returns the path of the archivectl binary: ARCHIVECTL_BIN when set (test/campaign.sh
-// builds it once), else one built now into a temporary directory, once per test process.
-func archivectl(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("ARCHIVECTL_BIN"); p != "" {
-		return p
-	}
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "archivectl-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "archivectl")
-		gobin, err := exec.LookPath("go")
-		if err != nil {
-			gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		out, err := exec.Command(gobin, "build", "-o", builtBin, "github.com/archivectl/archivectl/cmd/archivectl").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{out: string(out), err: err}
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build archivectl: %v", buildErr)
-	}
-	return builtBin
-}
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
+// archivectl returns the path of the archivectl binary (testkit.Archivectl: ARCHIVECTL_BIN, or
+// built once per test process).
+func archivectl(t *testing.T) string { return testkit.Archivectl(t) }
 
 // result is how one run of the binary ended.
 type result struct {

@@ -34,7 +34,11 @@ type Options struct {
 	// commit. At 0 the index is rebuilt from the CDXJ files at the end, as
 	// `archivectl reindex-public` does: one segment.
 	Commits int
-	Logger  *slog.Logger // malformed-line warnings of the rebuild (none expected); discarded when nil
+	// Mixed varies what the captures are, for the CDX API's filters: statuses (200, 301, 404),
+	// media types (HTML, PNG, CSS, JavaScript) and revisits. Without it every capture is a 200
+	// text/html response.
+	Mixed  bool
+	Logger *slog.Logger // malformed-line warnings of the rebuild (none expected); discarded when nil
 }
 
 // Result is what Write wrote.
@@ -246,13 +250,29 @@ func capture(o Options, i int) (string, synthetic) {
 		State: public.StateReleased, ReleaseAt: at.Add(7 * 24 * time.Hour).Format(time.RFC3339),
 		Filename: "PUBLIC-20261129210000-00001.warc.gz", Offset: int64(i) * 4000, Length: 3900,
 	}}
-	c.headers = [][2]string{{"Content-Type", "text/html; charset=utf-8"}, {"Content-Length", "48213"},
+	ctype := "text/html; charset=utf-8"
+	if o.Mixed {
+		mix(&c.CDXJ, i)
+		ctype = c.Mime
+	}
+	c.headers = [][2]string{{"Content-Type", ctype}, {"Content-Length", "48213"},
 		{"Last-Modified", at.Format(time.RFC1123)}, {"Cache-Control", "max-age=600"}, {"Server", "nginx"}}
 	key, err := surt.Key(raw)
 	if err != nil {
 		panic(err) // the URLs are ours
 	}
 	return key, c
+}
+
+// mix makes capture i of a Mixed archive one of several kinds: every third a redirect or not
+// found, media types in turn, and every seventh released capture a revisit of the one before.
+func mix(c *public.CDXJ, i int) {
+	c.Status = [3]int{200, 301, 404}[i/2%3]
+	c.Mime = [5]string{"text/html", "image/png", "text/html", "text/css", "application/javascript"}[i/2%5]
+	if i%14 == 6 {
+		prev := sha256.Sum256(fmt.Appendf(nil, "%d", i-2))
+		c.Revisit, c.RefersTo = true, fmt.Sprintf("<urn:uuid:%s>", hex.EncodeToString(prev[:16]))
+	}
 }
 
 func must(b []byte, err error) []byte {
