@@ -127,7 +127,8 @@ func original(cs []capture, rev *capture) *capture {
 // line is sent, so damage answers 500; a larger one is streamed while it is checked, its last
 // bytes held back, and on damage the connection is aborted so no client takes it for whole.
 // Errors are returned only while nothing has been sent. A Range request is answered (206) from
-// the verified bytes of an answer that fits in maxVerified; a larger answer ignores Range.
+// the verified bytes of an answer that fits in maxVerified, and from a larger answer as
+// serveRange says (ranges.go).
 func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture, format string) error {
 	f, err := s.fsys.Open(c.file)
 	if err != nil {
@@ -153,20 +154,25 @@ func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture,
 	defer out.release()
 	h := out.header
 	h.Set("Memento-Datetime", stamp.Format(http.TimeFormat))
-	member := io.NewSectionReader(ra, c.offset, c.length)
-	var in io.Reader = member
+	h.Set("Accept-Ranges", "bytes") // at any size (ranges.go)
+	out.ranged = singleRange(r)
 	switch format {
 	case "warc.gz":
 		h.Set("Content-Type", "application/gzip")
 		h.Set("Content-Disposition", `attachment; filename="`+name+`.warc.gz"`)
 		out.length = c.length
 		out.bound = func() int64 { return c.length }
-		in = io.TeeReader(member, out)
 	case "warc":
 		h.Set("Content-Type", "application/warc")
 		h.Set("Content-Disposition", `attachment; filename="`+name+`.warc"`)
 	}
-	err = s.copyChecked(out, in, c, format)
+	err = s.copyChecked(out, h, ra, c, format)
+	if errors.Is(err, errLargeRange) && !out.committed {
+		out.release()
+		if err = s.serveRange(w, r, ra, c, format, h); err == nil {
+			return nil
+		}
+	}
 	switch {
 	case err == nil:
 		out.finish()
@@ -189,11 +195,15 @@ func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture,
 	return err
 }
 
-// copyChecked reads the gzip member in through a checker and writes the format's bytes to out
-// (warc.gz: the caller tees the member itself). Whatever happens, the record is read to its end:
-// a damageError says the record fails a check; any other error is one of a sound record (an
-// archived HTTP response that does not parse) or of reading the file.
-func (s *Server) copyChecked(out io.Writer, in io.Reader, c *capture, format string) error {
+// copyChecked reads c's gzip member from ra through a checker and writes the format's bytes to
+// out (warc.gz: the member itself, as read), the payload's header fields to h. Whatever happens,
+// the record is read to its end: a damageError says the record fails a check; any other error is
+// one of a sound record (an archived HTTP response that does not parse) or of reading the file.
+func (s *Server) copyChecked(out io.Writer, h http.Header, ra io.ReaderAt, c *capture, format string) error {
+	var in io.Reader = io.NewSectionReader(ra, c.offset, c.length)
+	if format == "warc.gz" {
+		in = io.TeeReader(in, out)
+	}
 	br := bufio.NewReaderSize(in, 32<<10)
 	gz, err := gzip.NewReader(br)
 	if err != nil {
@@ -212,9 +222,9 @@ func (s *Server) copyChecked(out io.Writer, in io.Reader, c *capture, format str
 	case "warc":
 		_, copyErr = io.Copy(out, rd)
 	case "payload":
-		copyErr = copyPayload(out.(*spool), rd)
+		copyErr = copyPayload(out, h, rd)
 	}
-	if errors.Is(copyErr, errClientGone) || errors.Is(copyErr, errBusy) {
+	if errors.Is(copyErr, errClientGone) || errors.Is(copyErr, errBusy) || errors.Is(copyErr, errLargeRange) {
 		return copyErr // nobody left to answer, or no room to hold the answer: read no further
 	}
 	if _, err := io.Copy(io.Discard, rd); err != nil { // the rest of the record, to its gzip trailer
@@ -234,14 +244,13 @@ func (s *Server) copyChecked(out io.Writer, in io.Reader, c *capture, format str
 	return nil
 }
 
-// copyPayload writes the HTTP payload of the record read from rd, with its header fields.
-func copyPayload(out *spool, rd io.Reader) error {
+// copyPayload writes the HTTP payload of the record read from rd to out, its header fields to h.
+func copyPayload(out io.Writer, h http.Header, rd io.Reader) error {
 	p, err := readPayload(rd)
 	if err != nil {
 		return err
 	}
 	defer p.body.Close()
-	h := out.header
 	for _, k := range []string{"Content-Type", "Content-Encoding", "Content-Language"} {
 		if v := p.header.Get(k); v != "" {
 			h.Set(k, v)
@@ -263,7 +272,7 @@ func copyPayload(out *spool, rd io.Reader) error {
 func asDamage(err error) error {
 	var d damageError
 	var pe *fs.PathError
-	if errors.As(err, &d) || errors.As(err, &pe) || errors.Is(err, errClientGone) || errors.Is(err, errBusy) {
+	if errors.As(err, &d) || errors.As(err, &pe) || errors.Is(err, errClientGone) || errors.Is(err, errBusy) || errors.Is(err, errLargeRange) {
 		return err
 	}
 	return damageError{err}

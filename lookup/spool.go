@@ -24,6 +24,7 @@ type spool struct {
 	buf       []byte
 	committed bool
 	req       *http.Request // the request: a Range in it is answered from a held answer
+	ranged    bool          // the request asks for one range: an answer past limit fails with errLargeRange instead of streaming whole
 
 	budget *heldBudget
 	wait   time.Duration
@@ -39,6 +40,9 @@ func (s *spool) Write(p []byte) (int, error) {
 		}
 		s.buf = append(s.buf, p...)
 		return len(p), nil
+	}
+	if !s.committed && s.ranged {
+		return 0, errLargeRange // served by serveRange, which holds nothing
 	}
 	if !s.committed {
 		s.commit(s.length)
@@ -116,7 +120,6 @@ func (s *spool) commit(length int64) {
 // A client that goes away now is no error of the record.
 func (s *spool) finish() {
 	if !s.committed && s.req != nil {
-		s.header.Set("Accept-Ranges", "bytes")
 		if s.req.Header.Get("Range") != "" { // the whole answer is held and verified: serve the range of it
 			h := s.w.Header()
 			for k, v := range s.header {
