@@ -200,6 +200,9 @@ func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture,
 // the record is read to its end: a damageError says the record fails a check; any other error is
 // one of a sound record (an archived HTTP response that does not parse) or of reading the file.
 func (s *Server) copyChecked(out io.Writer, h http.Header, ra io.ReaderAt, c *capture, format string) error {
+	if p, ok := ra.(readPlanner); ok {
+		p.WillRead(c.offset, c.length)
+	}
 	var in io.Reader = io.NewSectionReader(ra, c.offset, c.length)
 	if format == "warc.gz" {
 		in = io.TeeReader(in, out)
@@ -265,6 +268,10 @@ func copyPayload(out io.Writer, h http.Header, rd io.Reader) error {
 	_, err = io.Copy(out, p.body)
 	return err
 }
+
+// readPlanner is a file that reads better when told which bytes will be read: a record in an
+// object store (objectstore/mirror) fetches them in one ranged GET.
+type readPlanner interface{ WillRead(off, n int64) }
 
 // asDamage turns a read error of the member into a damageError: gzip's checksum and format
 // errors, a member cut short, and the checker's own errors all mean the bytes on disk are wrong.

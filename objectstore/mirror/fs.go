@@ -47,10 +47,14 @@ func (v viewFS) Open(name string) (fs.File, error) {
 
 // Windows of a remote file's ranged reads: a read at a new offset asks for minWindow bytes (or
 // what it needs); each read that goes on where the last ended asks for twice the last, up to
-// maxWindow. A record of n bytes costs about log2(n/minWindow) requests and at most n extra.
+// maxWindow. A record of n bytes costs about log2(n/minWindow) requests and at most n extra,
+// unless the reader says beforehand which bytes it will read (WillRead): then they are one GET.
+// A GET closed with at most maxDrain bytes left unread is read to its end first, so that its
+// connection goes back to the SDK's pool instead of being closed.
 const (
 	minWindow = 64 << 10
 	maxWindow = 8 << 20
+	maxDrain  = 64 << 10
 	getLimit  = 2 * time.Minute // one ranged GET, body included
 )
 
@@ -64,10 +68,19 @@ type remoteFile struct {
 	mu     sync.Mutex
 	body   io.ReadCloser // the open ranged GET, or nil
 	cancel context.CancelFunc
-	pos    int64 // where body is
-	end    int64 // where body's range ends
-	window int64 // the last window asked
-	off    int64 // Read's offset
+	pos    int64                  // where body is
+	end    int64                  // where body's range ends
+	window int64                  // the last window asked
+	off    int64                  // Read's offset
+	plan   struct{ off, n int64 } // WillRead's range, until a read starts there
+}
+
+// WillRead says that the next reads take the n bytes at off, in order (a record's gzip member,
+// whose offset and length the CDXJ gives): the first of them asks for all n in one ranged GET.
+func (f *remoteFile) WillRead(off, n int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.plan.off, f.plan.n = off, n
 }
 
 // ReadAt reads len(p) bytes at off through ranged GETs.
@@ -107,6 +120,11 @@ func (f *remoteFile) open(off, need int64) error {
 		f.window = minWindow
 	}
 	end := min(off+max(f.window, need), f.size)
+	if f.plan.n > 0 && f.plan.off == off {
+		end = min(off+max(f.plan.n, need), f.size)
+		f.window = max(f.window, end-off)
+	}
+	f.plan.n = 0
 	ctx, cancel := context.WithTimeout(context.Background(), getLimit)
 	body, err := f.s.Read(ctx, f.object, off, end-off)
 	if err != nil {
@@ -119,6 +137,9 @@ func (f *remoteFile) open(off, need int64) error {
 
 func (f *remoteFile) closeBody() {
 	if f.body != nil {
+		if left := f.end - f.pos; left > 0 && left <= maxDrain {
+			io.CopyN(io.Discard, f.body, left) // a body read to its end frees its connection for reuse
+		}
 		f.body.Close()
 		f.cancel()
 		f.body, f.cancel = nil, nil

@@ -41,6 +41,9 @@ import (
 // upload, which archivectl does not do: keep release.shard_size below it.
 const MaxPut = 5 << 30
 
+// maxIdle is how many idle connections to the endpoint are kept for reuse.
+const maxIdle = 64
+
 // shaKey is the user metadata key (x-amz-meta-sha256) holding an object's SHA-256.
 const shaKey = "sha256"
 
@@ -72,7 +75,11 @@ func Open(ctx context.Context, loc objectstore.Location, opt Options) (*Store, e
 	}
 	hc := awshttp.NewBuildableClient().
 		WithDialerOptions(func(d *net.Dialer) { d.Timeout = opt.DialTimeout }).
-		WithTransportOptions(func(t *http.Transport) { t.ResponseHeaderTimeout = time.Minute })
+		WithTransportOptions(func(t *http.Transport) {
+			t.ResponseHeaderTimeout = time.Minute
+			// Kept-alive connections for a lookup's concurrent ranged GETs (the SDK keeps 10 a host).
+			t.MaxIdleConns, t.MaxIdleConnsPerHost = maxIdle, maxIdle
+		})
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(hc), config.WithRetryMaxAttempts(opt.MaxAttempts),
 		config.WithLogger(logging.Nop{}), config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired))
 	if err != nil {

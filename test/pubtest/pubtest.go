@@ -4,6 +4,7 @@ package pubtest
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"log/slog"
@@ -58,6 +59,33 @@ func SealAt(t testing.TB, dir, host string, n, pad int, t0 time.Time) {
 			t.Fatalf("Seal: %v", err)
 		}
 		caps = caps[k:]
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("store Close: %v", err)
+	}
+}
+
+// SealRandom seals n captures into dir's store without embargo: URLs https://HOST/r/I crawled at
+// T0 + I seconds, each body size random (incompressible) bytes, so that each record's gzip member
+// is a little larger than size.
+func SealRandom(t testing.TB, dir, host string, n, size int) {
+	t.Helper()
+	s, err := store.Open(dir, store.Options{Logger: Quiet(), Now: func() time.Time { return T0 }, MaxFileSize: 64 << 20})
+	if err != nil {
+		t.Fatalf("store.Open: %v", err)
+	}
+	for i := 0; i < n; i += 50 {
+		var caps []store.Capture
+		for j := i; j < min(i+50, n); j++ {
+			b := make([]byte, size)
+			rand.Read(b)
+			resp := append(fmt.Appendf(nil, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", size), b...)
+			caps = append(caps, store.Capture{URL: fmt.Sprintf("https://%s/r/%d", host, j), Time: T0.Add(time.Duration(j) * time.Second), IP: "127.0.0.1",
+				Request: fmt.Appendf(nil, "GET /r/%d HTTP/1.1\r\nHost: %s\r\n\r\n", j, host), Response: resp, Period: embargo.None})
+		}
+		if _, err := s.Seal(context.Background(), caps); err != nil {
+			t.Fatalf("Seal: %v", err)
+		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("store Close: %v", err)
