@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestGet(t *testing.T) {
@@ -32,4 +33,25 @@ func TestCopyTree(t *testing.T) {
 	if err != nil || st.Mode().Perm() != 0o640 || st.Size() != 1 {
 		t.Errorf("copied file: %v, %v", st, err)
 	}
+}
+
+func TestProcessCPU(t *testing.T) {
+	t.Parallel()
+	before, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, deadline := 0, time.Now().Add(20*time.Second)
+	for after := before; after-before < 50*time.Millisecond; after, err = ProcessCPU(os.Getpid()) {
+		if err != nil || time.Now().After(deadline) {
+			t.Fatalf("CPU %s after %s of work: %v", after-before, 20*time.Second, err)
+		}
+		for i := range 1_000_000 {
+			x += i % 7
+		}
+	}
+	if _, err := ProcessCPU(1 << 30); err == nil {
+		t.Error("no error for a process that does not exist")
+	}
+	_ = x
 }

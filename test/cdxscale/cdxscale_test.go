@@ -72,7 +72,7 @@ func TestCDXAndMementoAtScale(t *testing.T) {
 	}
 	syscall.Sync() // the generated files on disk now, not written back while the load runs
 	t.Logf("generated and synced in %s: %s", time.Since(start).Round(time.Millisecond), res.Describe())
-	base := startServe(t, testkit.Archivectl(t), dir)
+	base, pid := startServe(t, testkit.Archivectl(t), dir)
 
 	urls := readLines(t, filepath.Join(dir, "urls.txt"))
 	hosts := map[string]bool{}
@@ -127,8 +127,17 @@ func TestCDXAndMementoAtScale(t *testing.T) {
 	for round := range loadRounds {
 		runtime.GC()
 		load, _ := os.ReadFile("/proc/loadavg")
+		cpu0, err := testkit.ProcessCPU(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
 		l := paced(client, base, probes, ref.status, loadRate, loadFor, loadConns)
-		t.Logf("%d captures, round %d: %s (load average %s)", n, round+1, l, strings.Join(strings.Fields(string(load))[:3], " "))
+		cpu, err := testkit.ProcessCPU(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d captures, round %d: %s; the server's CPU: %.0f µs an answer (load average %s)", n, round+1, l,
+			float64((cpu-cpu0).Microseconds())/float64(l.sent), strings.Join(strings.Fields(string(load))[:3], " "))
 		if l.failed > 0 {
 			t.Errorf("%d of %d requests failed under load; the first: %s", l.failed, l.sent, l.firstFailure)
 		}
@@ -141,8 +150,8 @@ func TestCDXAndMementoAtScale(t *testing.T) {
 }
 
 // startServe starts `archivectl serve --data dir` on a free loopback port and returns its base
-// URL once it listens; the process is stopped (SIGTERM) when the test ends.
-func startServe(t *testing.T, bin, dir string) string {
+// URL and process id once it listens; the process is stopped (SIGTERM) when the test ends.
+func startServe(t *testing.T, bin, dir string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--data", dir, "--listen", "127.0.0.1:0")
 	var stderr bytes.Buffer
@@ -176,13 +185,13 @@ func startServe(t *testing.T, bin, dir string) string {
 	})
 	select {
 	case a := <-addr:
-		return a
+		return a, cmd.Process.Pid
 	case err := <-done:
 		t.Fatalf("archivectl serve ended before it listened: %v\n%s", err, stderr.String())
 	case <-time.After(2 * time.Minute):
 		t.Fatalf("archivectl serve did not listen within 2 minutes\n%s", stderr.String())
 	}
-	return ""
+	return "", 0
 }
 
 func readLines(t *testing.T, path string) []string {

@@ -6,7 +6,6 @@
 package seaweedfs
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 // Version is the SeaweedFS module version that install.sh pins and builds.
@@ -331,8 +332,7 @@ func tail(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// CPU is the processor time (user and system) the server's process has used so far, from
-// /proc/PID/stat (Linux; clock ticks of 1/100 s).
+// CPU is the processor time (user and system) the server's process has used so far.
 func (s *Server) CPU() (time.Duration, error) {
 	s.mu.Lock()
 	cmd := s.cmd
@@ -340,23 +340,5 @@ func (s *Server) CPU() (time.Duration, error) {
 	if cmd == nil || cmd.Process == nil {
 		return 0, errors.New("seaweedfs: not running")
 	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
-	if err != nil {
-		return 0, err
-	}
-	// Fields after the command name (which is in parentheses and may hold spaces): utime is
-	// the 14th field of the line, stime the 15th.
-	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	if len(f) < 13 {
-		return 0, fmt.Errorf("seaweedfs: /proc stat has %d fields", len(f))
-	}
-	var ticks int64
-	for _, v := range f[11:13] {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("seaweedfs: /proc stat: %w", err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * 10 * time.Millisecond, nil
+	return testkit.ProcessCPU(cmd.Process.Pid)
 }
