@@ -48,7 +48,8 @@ func (v viewFS) Open(name string) (fs.File, error) {
 // Windows of a remote file's ranged reads: a read at a new offset asks for minWindow bytes (or
 // what it needs); each read that goes on where the last ended asks for twice the last, up to
 // maxWindow. A record of n bytes costs about log2(n/minWindow) requests and at most n extra,
-// unless the reader says beforehand which bytes it will read (WillRead): then they are one GET.
+// unless the reader says beforehand which bytes it will read (WillRead): then they are one GET
+// (up to maxWindow; the windows of a larger record go on doubling from there).
 // A GET closed with at most maxDrain bytes left unread is read to its end first, so that its
 // connection goes back to the SDK's pool instead of being closed.
 const (
@@ -76,7 +77,8 @@ type remoteFile struct {
 }
 
 // WillRead says that the next reads take the n bytes at off, in order (a record's gzip member,
-// whose offset and length the CDXJ gives): the first of them asks for all n in one ranged GET.
+// whose offset and length the CDXJ gives): the first of them asks for all n in one ranged GET
+// (at most maxWindow).
 func (f *remoteFile) WillRead(off, n int64) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -120,8 +122,8 @@ func (f *remoteFile) open(off, need int64) error {
 		f.window = minWindow
 	}
 	end := min(off+max(f.window, need), f.size)
-	if f.plan.n > 0 && f.plan.off == off {
-		end = min(off+max(f.plan.n, need), f.size)
+	if f.plan.n > 0 && f.plan.off == off { // at most maxWindow, each GET within its getLimit
+		end = min(off+max(min(f.plan.n, maxWindow), need), f.size)
 		f.window = max(f.window, end-off)
 	}
 	f.plan.n = 0
