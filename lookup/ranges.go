@@ -84,6 +84,20 @@ func (br byteRange) resolve(size int64) (from, to int64, ok bool) {
 	return br.first, br.last, true
 }
 
+// surelyLarge reports whether c's answer in format is known to be longer than limit from its
+// gzip member's length alone: warc.gz is the member; warc, the record it inflates to, is at
+// least the member less deflate's overhead (5 bytes a stored block of 64 KiB, and the gzip
+// header and trailer, taken as 1 KiB). A payload's size is known only once read.
+func surelyLarge(c *capture, format string, limit int) bool {
+	switch format {
+	case "warc.gz":
+		return c.length > int64(limit)
+	case "warc":
+		return c.length-c.length/10_000-1<<10 > int64(limit)
+	}
+	return false
+}
+
 // countWriter counts what is written to it.
 type countWriter struct{ n int64 }
 

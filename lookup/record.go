@@ -166,7 +166,11 @@ func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture,
 		h.Set("Content-Type", "application/warc")
 		h.Set("Content-Disposition", `attachment; filename="`+name+`.warc"`)
 	}
-	err = s.copyChecked(out, h, ra, c, format)
+	if out.ranged && surelyLarge(c, format, s.maxVerified) {
+		err = errLargeRange // no need to hold the first bytes to know it
+	} else {
+		err = s.copyChecked(out, h, ra, c, format)
+	}
 	if errors.Is(err, errLargeRange) && !out.committed {
 		out.release()
 		if err = s.serveRange(w, r, ra, c, format, h); err == nil {
