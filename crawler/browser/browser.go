@@ -1,0 +1,223 @@
+// Package browser renders pages in headless Chromium driven over the DevTools protocol
+// (chromedp), for a crawl that must capture what a page's scripts load. The browser never
+// touches the network: every request a page makes is paused (the Fetch domain) and answered by
+// the caller's Load function, which fetches it politely, or refuses it; a request that escaped
+// interception would meet a dead proxy. A fixed number of tabs render at once; a browser that
+// crashed or hangs is restarted and the page tried once more.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// Options are a browser's settings; zero values take the defaults noted.
+type Options struct {
+	Chromium string        // the chromium executable; "" looks chromium up on PATH (Find)
+	Tabs     int           // pages rendered at once (default 2)
+	Wait     time.Duration // longest time a page is given to load and settle (default 10s)
+	Scroll   int           // viewport heights scrolled down to trigger lazy loads; 0 takes the default (5), negative none
+	Log      *slog.Logger  // nil discards
+}
+
+// Defaults are the settings of a browser that sets none.
+func Defaults() Options { return Options{Tabs: 2, Wait: 10 * time.Second, Scroll: 5} }
+
+// Request is one request a page made, paused until Load answers it.
+type Request struct {
+	URL    string
+	Method string
+	Type   string // the resource type Chromium gives: Document, Stylesheet, Image, Fetch, XHR, Font…
+}
+
+// Response is Load's answer: a response served to the page, or a refusal (Failed).
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte // the payload, Content-Encoding undone
+	Failed string // why the request was refused (disallowed, failed…); "" when served
+}
+
+// Load answers one request of a page: from the archive, or fetched and captured.
+type Load func(ctx context.Context, r Request) Response
+
+// Page is what rendering a page found.
+type Page struct {
+	Links     []string // href of each link (a, area) of the rendered DOM, absolute
+	Requests  int      // requests the page made (and Load answered)
+	Refused   int      // of them, refused
+	WebSocket int      // WebSockets the page tried to open (refused)
+	Settled   bool     // the network fell idle before Wait ended
+}
+
+// ErrNoChromium is Find's error when no chromium executable is found.
+var ErrNoChromium = errors.New("chromium not found: install it (apt-get install chromium) or set crawl.browser.chromium to its path")
+
+// Find returns the chromium executable: path when given (it must be executable), else the
+// first of chromium, chromium-browser and google-chrome on PATH.
+func Find(path string) (string, error) {
+	if path != "" {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return "", fmt.Errorf("%w: %s: %w", ErrNoChromium, path, err)
+		}
+		return p, nil
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p, nil
+		}
+	}
+	return "", ErrNoChromium
+}
+
+// Browser is one headless Chromium with a fixed number of tabs, restarted when it dies.
+type Browser struct {
+	opt    Options
+	path   string
+	parent context.Context // what ends every browser started, restarts included
+	log    *slog.Logger
+	tabs   chan struct{}
+
+	restarting sync.Mutex // one restart at a time
+	mu         sync.Mutex
+	gen        int // counts starts: a restart is asked for one generation, once
+	ctx        context.Context
+	cancel     context.CancelFunc
+	started    int  // browsers started, restarts included
+	closed     bool // Close was called: nothing starts again
+}
+
+// errClosed is the error of a render after Close.
+var errClosed = errors.New("browser closed")
+
+// Start finds chromium and starts it; ctx ends it (Close too).
+func Start(ctx context.Context, opt Options) (*Browser, error) {
+	d := Defaults()
+	if opt.Tabs <= 0 {
+		opt.Tabs = d.Tabs
+	}
+	if opt.Wait <= 0 {
+		opt.Wait = d.Wait
+	}
+	if opt.Scroll == 0 {
+		opt.Scroll = d.Scroll
+	}
+	if opt.Log == nil {
+		opt.Log = slog.New(slog.DiscardHandler)
+	}
+	path, err := Find(opt.Chromium)
+	if err != nil {
+		return nil, err
+	}
+	b := &Browser{opt: opt, path: path, parent: ctx, log: opt.Log, tabs: make(chan struct{}, opt.Tabs)}
+	if err := b.start(); err != nil {
+		return nil, err
+	}
+	context.AfterFunc(ctx, b.Close)
+	return b, nil
+}
+
+// start launches a chromium and waits for its DevTools connection.
+func (b *Browser) start() error {
+	actx, acancel := chromedp.NewExecAllocator(context.WithoutCancel(b.parent), b.flags()...)
+	ctx, cancel := chromedp.NewContext(actx)
+	stop := func() { cancel(); acancel() }
+	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{}); err != nil {
+		stop()
+		return fmt.Errorf("start chromium %s: %w", b.path, err)
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		stop()
+		return errClosed
+	}
+	old := b.cancel
+	b.ctx, b.cancel = ctx, stop
+	b.gen++
+	b.started++
+	b.mu.Unlock()
+	if old != nil {
+		old()
+	}
+	return nil
+}
+
+// flags are chromium's: headless, no background traffic, its own process group and a dead proxy
+// for any request that Fetch interception would miss (loopback included).
+func (b *Browser) flags() []chromedp.ExecAllocatorOption {
+	return append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(b.path),
+		chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.Flag("proxy-server", "http://127.0.0.1:1"),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.WindowSize(1280, 900),
+		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
+			// Its own process group, killed whole; and killed with the crawl, even by kill -9.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+			cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+		}),
+	)
+}
+
+// current is the running browser's context and generation.
+func (b *Browser) current() (context.Context, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.ctx, b.gen
+}
+
+// Started is how many browsers were started: 1, plus one per restart.
+func (b *Browser) Started() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.started
+}
+
+// healthy reports whether the browser of ctx answers within a few seconds.
+func healthy(ctx context.Context) bool {
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err := chromedp.CallBrowser(hctx, cdpbrowser.GetVersion, cdp.Empty{})
+	return err == nil
+}
+
+// restart replaces the browser of generation gen, unless another tab did already.
+func (b *Browser) restart(gen int) error {
+	b.restarting.Lock()
+	defer b.restarting.Unlock()
+	if _, g := b.current(); g != gen {
+		return nil
+	}
+	b.log.Warn("browser restarted: it crashed or stopped answering")
+	return b.start()
+}
+
+// Close ends the browser (its whole process group).
+func (b *Browser) Close() {
+	b.mu.Lock()
+	stop := b.cancel
+	b.cancel, b.ctx, b.closed = nil, nil, true
+	b.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
