@@ -37,4 +37,8 @@ type Capture struct {
 	Sitemap              string // a page listed in a sitemap: the sitemap's URL
 	SitemapLastmod       string // that sitemap's lastmod for the page, as written
 	EmbargoSource        string // what set Period when response headers may: "robots.txt" or "header"
+	LoadedBy             string // LoadedByBrowser when a page's browser asked for it; "" for a fetch of the crawler's own
 }
+
+// LoadedByBrowser is the LoadedBy of a capture that a page's browser asked for (crawl --browser).
+const LoadedByBrowser = "browser"

@@ -45,6 +45,7 @@ type facts struct {
 	Sitemap        string `json:"sitemap,omitempty"`         // URL of the sitemap that listed this page
 	SitemapLastmod string `json:"sitemap_lastmod,omitempty"` // that sitemap's lastmod for it, as written
 	EmbargoSource  string `json:"embargo_source,omitempty"`  // what set the period: "robots.txt" or "header" (the Archive-Embargo response field)
+	LoadedBy       string `json:"loaded_by,omitempty"`       // "browser": the page's browser asked for it (crawl --browser)
 }
 
 // encode writes the facts as application/warc-fields: one field per fact, in this order, a list
@@ -73,6 +74,7 @@ func (f facts) encode() ([]byte, error) {
 	w.AddNonEmpty("sitemap", f.Sitemap)
 	w.AddNonEmpty("sitemap_lastmod", f.SitemapLastmod)
 	w.AddNonEmpty("embargo_source", f.EmbargoSource)
+	w.AddNonEmpty("loaded_by", f.LoadedBy)
 	w.AddAll("outlink", f.Outlinks)
 	b, err := w.Bytes()
 	if err != nil {
@@ -117,7 +119,7 @@ func factsFromFields(b []byte) (facts, error) {
 	}
 	strs := map[string]*string{"capture": &f.Capture, "url": &f.URL, "rule": &f.Rule, "last_modified": &f.LastModified,
 		"robots_id": &f.RobotsID, "truncated": &f.Truncated, "requisite_of": &f.RequisiteOf, "requisite_of_id": &f.RequisiteOfID,
-		"sitemap": &f.Sitemap, "sitemap_lastmod": &f.SitemapLastmod, "embargo_source": &f.EmbargoSource}
+		"sitemap": &f.Sitemap, "sitemap_lastmod": &f.SitemapLastmod, "embargo_source": &f.EmbargoSource, "loaded_by": &f.LoadedBy}
 	lists := map[string]*[]string{"usage_header": &f.UsageHeader, "usage_robots": &f.UsageRobots, "usage": &f.Usage, "outlink": &f.Outlinks}
 	times := map[string]*time.Time{"first_seen": &f.FirstSeen, "release_at": &f.ReleaseAt}
 	for _, x := range fs[1:] {

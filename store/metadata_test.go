@@ -88,7 +88,7 @@ var allFacts = facts{
 	Robots: true, RobotsID: "<urn:uuid:robots>", UsageHeader: []string{"train-ai=n", " spaced "}, UsageRobots: []string{"train-ai=n, search=y"},
 	Usage: []string{"search=y", "train-ai=n"}, Truncated: "length", Outlinks: []string{"https://example.com/b", "https://example.com/ü"},
 	RequisiteOf: "https://example.com/", RequisiteOfID: "<urn:uuid:page>", Sitemap: "https://example.com/sitemap.xml",
-	SitemapLastmod: "2026-02-01", EmbargoSource: "header",
+	SitemapLastmod: "2026-02-01", EmbargoSource: "header", LoadedBy: "browser",
 }
 
 // TestFactsForms: the named fields hold every fact and read back equal; the JSON document of
@@ -120,6 +120,7 @@ func TestFactsForms(t *testing.T) {
 		"sitemap: https://example.com/sitemap.xml\r\n" +
 		"sitemap_lastmod: 2026-02-01\r\n" +
 		"embargo_source: header\r\n" +
+		"loaded_by: browser\r\n" +
 		"outlink: https://example.com/b\r\n" +
 		"outlink: https://example.com/ü\r\n"
 	if string(b) != want {
@@ -156,8 +157,10 @@ func TestFactsForms(t *testing.T) {
 `)
 	fromJSON, err := parseFacts(old)
 	fromJSON.Format = metadataFormat
-	if err != nil || !reflect.DeepEqual(fromJSON, wantFacts) {
-		t.Errorf("JSON form: %+v, %v\nwant %+v", fromJSON, err, wantFacts)
+	wantJSON := wantFacts
+	wantJSON.LoadedBy = "" // the JSON form predates loaded_by
+	if err != nil || !reflect.DeepEqual(fromJSON, wantJSON) {
+		t.Errorf("JSON form: %+v, %v\nwant %+v", fromJSON, err, wantJSON)
 	}
 	for _, bad := range []string{
 		`{"format":"archivectl-capture-facts/2","capture":"x"}`,

@@ -335,6 +335,7 @@ func (s *Store) encode(p *sealing) error {
 		UsageHeader: c.UsageHeader, UsageRobots: c.UsageRobots, Usage: c.Usage, Truncated: c.Truncated, Outlinks: c.Outlinks,
 		RequisiteOf: c.RequisiteOf, RequisiteOfID: c.RequisiteOfID, Sitemap: c.Sitemap, SitemapLastmod: c.SitemapLastmod,
 		EmbargoSource: e.EmbargoSource, // SourceRequisite when decide withheld it
+		LoadedBy:      c.LoadedBy,
 	}.encode()
 	if err != nil {
 		return err
