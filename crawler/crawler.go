@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/archivectl/archivectl/crawler/browser"
 	"github.com/archivectl/archivectl/crawler/extract"
 	"github.com/archivectl/archivectl/crawler/robots/fetch"
 	"github.com/archivectl/archivectl/internal/layout"
@@ -69,6 +70,7 @@ type Config struct {
 	Resolve       map[string]string // host name → IP address dialled instead of looking the name up (a staging mirror, tests)
 	Partition     Partition         // crawl only the origins of this partition (zero: all)
 	HandOff       *HandOff          // hand other partitions' URLs to their nodes, and fetch this one's (nil: count and leave them)
+	Browser       *browser.Options  // non-nil: HTML pages are rendered in headless Chromium, what they load captured (browse.go)
 
 	Log      *slog.Logger // nil discards
 	Progress Progress     // nil: none
@@ -109,7 +111,10 @@ type Crawl struct {
 	mu           sync.Mutex
 	origins      map[string]*originState
 	wg           sync.WaitGroup
-	badHandOff   map[string]bool // hand-off batches that cannot be read, left alone (the hand-off loop's)
+	badHandOff   map[string]bool  // hand-off batches that cannot be read, left alone (the hand-off loop's)
+	browser      *browser.Browser // nil without Config.Browser
+	loads        *loads           // with a browser: every URL visited, what it is served
+	renders      chan struct{}    // with a browser: pages rendering or waiting for a tab
 }
 
 // Open takes DataDir/frontier.db for a crawl of cfg.Seeds: an unfinished crawl of the same
@@ -146,6 +151,11 @@ func Open(cfg Config) (*Crawl, error) {
 	for _, s := range seeds {
 		c.seeds = append(c.seeds, s.URL.String())
 	}
+	if cfg.Browser != nil {
+		if _, err := browser.Find(cfg.Browser.Chromium); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("data directory: %w", err)
 	}
@@ -177,6 +187,9 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 		return c.stats.summary(c.now()), err
 	}
 
+	if err := c.startBrowser(); err != nil {
+		return c.stats.summary(c.now()), err
+	}
 	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Timeout, c.now, c.cfg.Resolve)
 	defer c.fetch.close()
 	c.robots = fetch.NewCache(c.robotsFetch, c.now, fetch.CacheOptions{UnreachableAllowAfter: time.Duration(c.cfg.RobotsUnreachableDays) * 24 * time.Hour})

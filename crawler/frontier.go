@@ -25,6 +25,7 @@ type item struct {
 	ViaTime   time.Time // a requisite: when Via was captured, to find its record id on resume
 	ViaID     string    // a requisite: the capture id of Via, once it is sealed
 	Lastmod   string    // a page listed in a sitemap: its lastmod there, as written
+	load      *loading  // a crawl with a browser: the visit the browser may wait for (not persisted)
 }
 
 // kind is why a URL is fetched.

@@ -31,6 +31,8 @@ type originState struct {
 	robotsID string // capture id of the robots.txt capture in force
 	skip     string // why the rest of the origin is skipped; "" when it is not
 	sitemaps bool   // its sitemaps were looked for in this run
+
+	turn chan struct{} // held by a visit: the worker's, or a page's browser loading a resource (browse.go)
 }
 
 // queued is an item waiting in its origin's queue, in a quarter of an item's size: a frontier
@@ -65,7 +67,7 @@ func (c *Crawl) originOf(name string) *originState {
 func (c *Crawl) originLocked(name string) *originState {
 	o, ok := c.origins[name]
 	if !ok {
-		o = &originState{name: name, delay: c.cfg.Delay}
+		o = &originState{name: name, delay: c.cfg.Delay, turn: make(chan struct{}, 1)}
 		c.origins[name] = o
 	}
 	return o
@@ -98,6 +100,7 @@ func (c *Crawl) enqueue(items []item) {
 func (c *Crawl) work(o *originState) {
 	defer c.wg.Done()
 	for {
+		c.roomToRender()
 		c.mu.Lock()
 		if len(o.queue) == 0 || c.ctx.Err() != nil || c.full() {
 			o.running = false
@@ -111,7 +114,9 @@ func (c *Crawl) work(o *originState) {
 			o.queue = nil // let the backing array go
 		}
 		c.mu.Unlock()
+		o.turn <- struct{}{}
 		c.visit(o, it)
+		<-o.turn
 	}
 }
 

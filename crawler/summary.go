@@ -42,6 +42,8 @@ type Summary struct {
 	TooDeep           int   // links with more path segments than Config.MaxPathDepth, each time found: not followed (docs/rules.md#d26)
 	Repeating         int   // links repeating a path segment more than Config.MaxPathRepeats times, each time found: not followed
 	LinksDropped      int   // distinct references of a page or stylesheet past its 10,000th: not followed
+	Rendered          int   // pages rendered in the browser (Config.Browser)
+	BrowserLoads      int   // of Pages, resources a page's browser asked for
 }
 
 // PagesPerSecond is the crawl's rate over its whole duration.
@@ -66,6 +68,9 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 	b = fmt.Appendf(b, "\ndisallowed   %d\n", s.Disallowed)
 	if s.Requisites > 0 {
 		b = fmt.Appendf(b, "requisites   %d\n", s.Requisites)
+	}
+	if s.Rendered > 0 || s.BrowserLoads > 0 {
+		b = fmt.Appendf(b, "browser      %d pages rendered, %d resources they loaded\n", s.Rendered, s.BrowserLoads)
 	}
 	if s.Sitemaps > 0 || s.SitemapURLs > 0 {
 		b = fmt.Appendf(b, "sitemaps     %d read, %d new URLs listed\n", s.Sitemaps, s.SitemapURLs)

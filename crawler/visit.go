@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/aipref"
+	"github.com/archivectl/archivectl/crawler/extract"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/crawler/robots/fetch"
 	"github.com/archivectl/archivectl/embargo"
@@ -17,6 +18,10 @@ import (
 
 // visit decides, fetches, seals and follows one URL of origin o.
 func (c *Crawl) visit(o *originState, it item) {
+	if !c.begin(&it) {
+		return // loaded by a page's browser
+	}
+	defer it.load.finish()
 	u, err := url.Parse(it.URL)
 	if err != nil {
 		c.settle(it, skipped, nil)
@@ -80,6 +85,7 @@ func (c *Crawl) visit(o *originState, it item) {
 		c.settle(it, skipped, maps)
 		return
 	}
+	it.load.keep(x)
 	if x.Truncated != "" {
 		c.log.Warn("response truncated", "url", it.URL, "reason", x.Truncated, "kept", len(x.Body))
 	}
@@ -103,7 +109,7 @@ func (c *Crawl) visit(o *originState, it item) {
 		URL: it.URL, Time: x.Time, IP: x.IP, Request: x.Request, Response: x.Response, Truncated: x.Truncated,
 		Period: period, Rule: d.Rule.String(), RobotsID: o.robotsID, EmbargoSource: source,
 		UsageHeader: lines, UsageRobots: d.ContentUsage, Usage: aipref.Combine(hp, d.Usage()).Expressions(),
-		Outlinks: links,
+		Outlinks: links, LoadedBy: it.load.loadedBy(),
 	}
 	switch it.Kind {
 	case kindRequisite:
@@ -112,12 +118,13 @@ func (c *Crawl) visit(o *originState, it item) {
 		capture.Sitemap, capture.SitemapLastmod = it.Via, it.Lastmod
 	}
 	size := int64(len(x.Response))
-	if len(reqs) > 0 {
-		c.wg.Add(1) // the requisites are queued once the capture's id is known
+	render := c.browser != nil && it.Kind == kindPage && x.Status >= 200 && x.Status < 300 && extract.IsHTML(x.Header, x.Body)
+	if len(reqs) > 0 || render {
+		c.wg.Add(1) // the requisites are queued, and the page rendered, once the capture's id is known
 	}
 	c.sealer.submit(&sealJob{caps: []store.Capture{capture}, mark: &urlChange{Item: it, State: done, At: x.Time, Found: append(found, reqs...)},
 		done: func(entries []store.Entry, err error) {
-			if len(reqs) > 0 {
+			if len(reqs) > 0 || render {
 				defer c.wg.Done()
 				id := ""
 				if err == nil {
@@ -127,6 +134,9 @@ func (c *Crawl) visit(o *originState, it item) {
 					reqs[i].ViaID = id
 				}
 				c.enqueue(reqs)
+				if render && err == nil {
+					c.render(it, x, id)
+				}
 			}
 			if err != nil {
 				c.sealFailed(it.URL, err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/crawler/browser"
 	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
@@ -58,6 +59,18 @@ type CrawlConfig struct {
 	HeaderEmbargo bool              `yaml:"header_embargo"` // let an Archive-Embargo response field lengthen an embargo (a proposal)
 	Resolve       map[string]string `yaml:"resolve"`        // host name → IP address dialled without a lookup
 	Partition     string            `yaml:"partition"`      // K/N: crawl only the origins of partition K of N; "" all
+
+	Browser BrowserConfig `yaml:"browser"` // browser-assisted capture (crawl --browser)
+}
+
+// BrowserConfig holds the options of browser-assisted capture: HTML pages rendered in headless
+// Chromium, every request it makes fetched by the crawler under that origin's own policy.
+type BrowserConfig struct {
+	Enabled  bool          `yaml:"enabled"`  // render HTML pages (flag --browser)
+	Chromium string        `yaml:"chromium"` // the chromium executable; "" finds chromium on PATH
+	Tabs     int           `yaml:"tabs"`     // pages rendered at once
+	Wait     time.Duration `yaml:"wait"`     // longest time per page: network idle or this
+	Scroll   int           `yaml:"scroll"`   // viewport heights scrolled for lazy loads; negative: none
 }
 
 // StoreConfig holds the sealed repository's options.
@@ -173,6 +186,18 @@ func crawlSettings(cc *CrawlConfig, c *crawler.Config) []setting {
 				return "" // all, as the key's empty value says
 			}
 			return p.String()
+		}),
+		converted(&cc.Browser, &c.Browser, func(b BrowserConfig) *browser.Options {
+			if !b.Enabled {
+				return nil
+			}
+			return &browser.Options{Chromium: b.Chromium, Tabs: b.Tabs, Wait: b.Wait, Scroll: b.Scroll}
+		}, func(o *browser.Options) BrowserConfig {
+			if o == nil { // no browser: the keys show its defaults
+				d := browser.Defaults()
+				return BrowserConfig{Tabs: d.Tabs, Wait: d.Wait, Scroll: d.Scroll}
+			}
+			return BrowserConfig{Enabled: true, Chromium: o.Chromium, Tabs: o.Tabs, Wait: o.Wait, Scroll: o.Scroll}
 		}),
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/crawler/browser"
 )
 
 // TestShippedConfigIsTheDefaults: configs/archivectl.yaml shows every option with its default;
@@ -60,16 +61,18 @@ func TestCrawlerConfigCarriesEverySetting(t *testing.T) {
 	cfg.Crawl = CrawlConfig{Agent: "bot", UserAgent: "Bot/2", Delay: 1, MaxDelay: 2, Concurrency: 3, MaxPages: 4, MaxDepth: 5,
 		MaxBody: 6, Timeout: 7, Retries: 8, RobotsUnreachableDays: 9, MaxRetryAfter: 10, RetryBackoff: 11, MaxURLLength: 12, MaxPathDepth: 13, MaxPathRepeats: 14,
 		Scope: "Domain", Include: []string{"/news/"}, Exclude: []string{"*.pdf$"}, NoRequisites: true, Sitemaps: "ALL",
-		HeaderEmbargo: true, Resolve: map[string]string{"a.example": "127.0.0.1"}, Partition: "2/5"}
+		HeaderEmbargo: true, Resolve: map[string]string{"a.example": "127.0.0.1"}, Partition: "2/5",
+		Browser: BrowserConfig{Enabled: true, Chromium: "/usr/bin/chromium", Tabs: 15, Wait: 16, Scroll: 17}}
 	got := crawlerConfig(cfg)
 	want := crawler.Config{DataDir: "d", Agent: "bot", UserAgent: "Bot/2", Delay: 1, MaxDelay: 2, Concurrency: 3, MaxPages: 4,
 		MaxDepth: 5, MaxBody: 6, Timeout: 7, Retries: 8, RobotsUnreachableDays: 9, MaxRetryAfter: 10, RetryBackoff: 11, MaxURLLength: 12, MaxPathDepth: 13, MaxPathRepeats: 14,
 		Scope: crawler.ScopeDomain, Include: []string{"/news/"}, Exclude: []string{"*.pdf$"}, NoRequisites: true, Sitemaps: crawler.SitemapsAll,
-		HeaderEmbargo: true, Resolve: map[string]string{"a.example": "127.0.0.1"}, Partition: crawler.Partition{K: 2, N: 5}}
+		HeaderEmbargo: true, Resolve: map[string]string{"a.example": "127.0.0.1"}, Partition: crawler.Partition{K: 2, N: 5},
+		Browser: &browser.Options{Chromium: "/usr/bin/chromium", Tabs: 15, Wait: 16, Scroll: 17}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("crawlerConfig = %+v\nwant %+v", got, want)
 	}
-	if n := reflect.TypeFor[CrawlConfig]().NumField(); n != 24 {
+	if n := reflect.TypeFor[CrawlConfig]().NumField(); n != 25 {
 		t.Errorf("CrawlConfig has %d fields: give crawlSettings and this test the new ones", n)
 	}
 

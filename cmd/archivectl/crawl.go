@@ -19,7 +19,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	var verbose bool
 	cfg, positional, code, ok := cli{
 		name: "crawl",
-		usage: "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--max-url-length N] [--max-path-depth N] [--max-path-repeats N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--partition K/N] [--public URL] [--node NAME] [--data DIR] [--config FILE] SEEDS\n\n" +
+		usage: "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--max-url-length N] [--max-path-depth N] [--max-path-repeats N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--browser] [--partition K/N] [--public URL] [--node NAME] [--data DIR] [--config FILE] SEEDS\n\n" +
 			fmt.Sprintf("Exit status: 0 done (or nothing of the seeds in this partition), 1 failed (one line on stderr;\n"+
 				"also when nothing could be captured), 2 bad usage, %d stopped by SIGINT (Ctrl-C) and %d stopped\n"+
 				"by SIGTERM (systemctl stop): in-flight pages are sealed and the files closed, and the same command\n"+
@@ -35,6 +35,7 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fs.intKey(&c.Crawl.MaxPathDepth, "max-path-depth", "crawl.max_path_depth", "follow links of at most N path segments (0: no limit)")
 			fs.intKey(&c.Crawl.MaxPathRepeats, "max-path-repeats", "crawl.max_path_repeats", "follow links repeating a path segment at most N times in a row (0: no limit)")
 			reachFlags(fs, &c.Crawl)
+			fs.boolKey(&c.Crawl.Browser.Enabled, "browser", "crawl.browser.enabled", "render HTML pages in headless Chromium; every request it makes is fetched politely under its origin's own robots.txt and embargo")
 			fs.stringKey(&c.Crawl.Partition, "partition", "crawl.partition", "crawl only the origins of partition K of N (0 ≤ K < N, e.g. 0/3): give every node the same seeds")
 			sharedFlags(fs, c)
 			fs.BoolVar(&verbose, "v", false, "log every decision, not only notable events")

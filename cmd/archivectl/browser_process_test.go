@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
+	"github.com/archivectl/archivectl/public"
+)
+
+// browserSite is three loopback origins whose page loads, by script only, JSON, a font, images
+// and a lazy image: the site (robots.txt disallowing /private/), the images (Archive-Embargo: w)
+// and the dead one (robots.txt answering 503).
+type browserSite struct {
+	site, images, dead *crawlertest.Server
+}
+
+// pngMark is an image's payload: a PNG signature and a marker to find it in the public files.
+func pngMark(name string) string { return "\x89PNG\r\n\x1a\nIMAGE-MARK-" + name }
+
+func newBrowserSite(t *testing.T) *browserSite {
+	t.Helper()
+	b := &browserSite{}
+	b.images = crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "User-agent: *\nArchive-Embargo: w\nAllow: /\n")
+			return
+		}
+		name, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/"), ".png")
+		if !ok || strings.Contains(name, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		time.Sleep(20 * time.Millisecond) // a slow origin: overlapping requests would show
+		w.Header().Set("Content-Type", "image/png")
+		fmt.Fprint(w, pngMark(name))
+	}))
+	b.dead = crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Error(w, "maintenance", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, `{"tracked": true}`)
+	}))
+	img, dead := b.images.URL, b.dead.URL
+	page := `<!doctype html><html><head><title>browser</title><script src="/app.js"></script></head>
+<body><p>Script-loaded page.</p><img src="` + img + `/static.png"><a href="/plain">plain</a>
+<div id="tall" style="height:2500px">tall</div></body></html>`
+	app := `addEventListener("DOMContentLoaded", async () => {
+  const style = document.createElement("style");
+  style.textContent = "@font-face{font-family:Mark;src:url(/font.woff2)} body{font-family:Mark}";
+  document.head.append(style);
+  for (let i = 1; i <= 6; i++) { const im = new Image(); im.src = "` + img + `/p" + i + ".png"; document.body.append(im); }
+  const dyn = document.createElement("img"); dyn.src = "` + img + `/dynamic.png"; document.body.append(dyn);
+  const lazy = document.createElement("img"); lazy.loading = "lazy"; lazy.src = "` + img + `/lazy.png"; document.body.append(lazy);
+  try { new WebSocket("ws://" + location.host + "/ws"); } catch (e) {}
+  fetch("/private/secret.json").catch(() => {});
+  fetch("` + dead + `/beacon.json").catch(() => {});
+  const d = await (await fetch("/data.json")).json();
+  const a = document.createElement("a"); a.href = d.next; a.textContent = "next"; document.body.append(a);
+});`
+	b.site = crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, page)
+		case "/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, app)
+		case "/data.json":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"next": "/from-script"}`)
+		case "/private/secret.json":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"secret": true}`)
+		case "/font.woff2":
+			w.Header().Set("Content-Type", "font/woff2")
+			fmt.Fprint(w, "wOF2-not-really")
+		case "/plain", "/from-script":
+			w.Header().Set("Content-Type", "text/plain") // not HTML: never rendered
+			fmt.Fprint(w, "text "+r.URL.Path)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(func() { b.site.Close(); b.images.Close(); b.dead.Close() })
+	return b
+}
+
+// TestCrawlBrowser crawls the three-origin site with --browser through the built binary and
+// checks from the servers' own logs that the browser made no request itself, that nothing
+// disallowed was requested, that each origin saw one request at a time at the delay, and that
+// the script-loaded images keep their origin's embargo: sealed at +1 day, public at +8.
+func TestCrawlBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := testkit.ChromiumPath(t)
+	exe := archivectlBinary(t)
+	b := newBrowserSite(t)
+	data := t.TempDir()
+	const delay = 100 * time.Millisecond
+	yaml := fmt.Sprintf("crawl:\n  delay: %s\n  browser:\n    chromium: %s\n    tabs: 1\n    wait: 20s\n", delay, chromium)
+	start := time.Now()
+	r := waitCrawl(t, crawlCmd(t, exe, data, []string{b.site.URL + "/"}, yaml, "--browser", "-v"))
+	if r.code != 0 {
+		t.Fatalf("crawl --browser: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "WebSocket refused") {
+		t.Errorf("the WebSocket was not logged as refused:\n%s", r.stderr)
+	}
+
+	servers := []struct {
+		name string
+		s    *crawlertest.Server
+	}{{"site", b.site}, {"images", b.images}, {"dead", b.dead}}
+	for _, o := range servers {
+		for _, h := range o.s.Log() {
+			if !strings.Contains(h.UserAgent, "archivectl/") || strings.Contains(h.UserAgent, "Chrome") {
+				t.Errorf("%s%s was requested with User-Agent %q: the browser reached the network", o.name, h.Path, h.UserAgent)
+			}
+		}
+		if err := o.s.CheckPolite(delay); err != nil {
+			t.Errorf("%s: %v", o.name, err)
+		}
+	}
+	count := func(s *crawlertest.Server, path string) int {
+		n := 0
+		for _, p := range s.Paths() {
+			if p == path {
+				n++
+			}
+		}
+		return n
+	}
+	for _, p := range []string{"/private/secret.json", "/ws"} {
+		if n := count(b.site, p); n > 0 {
+			t.Errorf("site%s was requested %d times", p, n)
+		}
+	}
+	for _, p := range b.dead.Paths() {
+		if p != "/robots.txt" {
+			t.Errorf("dead%s was requested though its robots.txt answers 503", p)
+		}
+	}
+
+	caps := capturesByURL(sealedCaptures(t, data, false))
+	page := b.site.URL + "/"
+	// loaded_by per capture: "browser" for what only scripts load; what the HTML names too is
+	// fetched by whichever asks first (the crawler's queue or the browser), once.
+	loadedBy := map[string]string{
+		b.site.URL + "/app.js": "either", b.images.URL + "/static.png": "either",
+		b.site.URL + "/data.json": "browser", b.site.URL + "/font.woff2": "browser",
+		b.images.URL + "/dynamic.png": "browser", b.images.URL + "/lazy.png": "browser",
+	}
+	for i := 1; i <= 6; i++ {
+		loadedBy[fmt.Sprintf("%s/p%d.png", b.images.URL, i)] = "browser"
+	}
+	for u, want := range loadedBy {
+		cs := caps[u]
+		if len(cs) != 1 {
+			t.Errorf("%s: %d captures, want 1", u, len(cs))
+			continue
+		}
+		f := cs[0].facts
+		if want == "browser" && (f["loaded_by"] != "browser" || f["requisite_of"] != page) {
+			t.Errorf("%s: loaded_by %q, requisite_of %q; want browser, %s", u, f["loaded_by"], f["requisite_of"], page)
+		}
+	}
+	for _, s := range []*crawlertest.Server{b.site, b.images} {
+		for _, p := range s.Paths() {
+			if p != "/robots.txt" && count(s, p) != 1 {
+				t.Errorf("%s%s was requested %d times: a resource captured in the crawl is served from the capture", s.URL, p, count(s, p))
+			}
+		}
+	}
+	if cs := caps[page]; len(cs) != 1 || cs[0].facts["loaded_by"] != "" {
+		t.Errorf("the page: %d captures (%v), want its own HTTP capture once", len(cs), cs)
+	}
+	if len(caps[b.site.URL+"/from-script"]) != 1 {
+		t.Errorf("the link the script added to the DOM was not followed: %d captures", len(caps[b.site.URL+"/from-script"]))
+	}
+	if !strings.Contains(r.stdout, "browser      1 pages rendered") {
+		t.Errorf("the summary does not report the render:\n%s", r.stdout)
+	}
+
+	pub := layout.Public(data)
+	for _, step := range []struct {
+		days   int
+		public bool
+	}{{1, false}, {8, true}} {
+		now := start.Add(time.Duration(step.days) * 24 * time.Hour).UTC().Format(time.RFC3339)
+		mustRun(t, exe, "release", "--data", data, "--now", now)
+		all := publicBytes(t, pub)
+		if !bytes.Contains(all, []byte("Script-loaded page.")) {
+			t.Fatalf("+%dd: the page itself (no embargo) is not public", step.days)
+		}
+		for _, name := range []string{"dynamic", "lazy", "p1", "p6", "static"} {
+			if got := bytes.Contains(all, []byte(pngMark(name))); got != step.public {
+				t.Errorf("+%dd: image %s public %v, want %v", step.days, name, got, step.public)
+			}
+		}
+		state := publicState(t, pub)
+		if got := state[b.images.URL+"/dynamic.png"].State == public.StateReleased; got != step.public {
+			t.Errorf("+%dd: dynamic.png released %v, want %v", step.days, got, step.public)
+		}
+	}
+}
