@@ -10,6 +10,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler/browser"
 	"github.com/archivectl/archivectl/crawler/extract"
+	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -254,6 +255,9 @@ func (c *Crawl) startBrowser() error {
 	}
 	opt := *c.cfg.Browser
 	opt.Log = c.log
+	if opt.Profiles == "" {
+		opt.Profiles = layout.Browser(c.cfg.DataDir)
+	}
 	b, err := browser.Start(c.ctx, opt)
 	if err != nil {
 		return err

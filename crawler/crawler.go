@@ -190,6 +190,7 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 	if err := c.startBrowser(); err != nil {
 		return c.stats.summary(c.now()), err
 	}
+	defer c.browser.Close()
 	c.fetch = newFetcher(c.cfg.UserAgent, c.cfg.Timeout, c.now, c.cfg.Resolve)
 	defer c.fetch.close()
 	c.robots = fetch.NewCache(c.robotsFetch, c.now, fetch.CacheOptions{UnreachableAllowAfter: time.Duration(c.cfg.RobotsUnreachableDays) * 24 * time.Hour})

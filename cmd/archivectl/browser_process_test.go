@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -212,5 +216,92 @@ func TestCrawlBrowser(t *testing.T) {
 		if got := state[b.images.URL+"/dynamic.png"].State == public.StateReleased; got != step.public {
 			t.Errorf("+%dd: dynamic.png released %v, want %v", step.days, got, step.public)
 		}
+	}
+}
+
+// chromiumsUnder lists the pids of processes whose command line names dir (their profile
+// directory lies under it).
+func chromiumsUnder(dir string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(b, []byte("--user-data-dir="+dir)) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestCrawlBrowserKilled kills a crawl with SIGKILL while its browser renders a page: no
+// Chromium process outlives it, and the same command resumes and finishes the crawl, leaving
+// no browser profile behind.
+func TestCrawlBrowserKilled(t *testing.T) {
+	t.Parallel()
+	chromium := testkit.ChromiumPath(t)
+	exe := archivectlBinary(t)
+	rendering := make(chan struct{})
+	var once sync.Once
+	s := crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<!doctype html><script>fetch("/slow.json")</script><a href="/b">b</a>`)
+		case "/slow.json":
+			once.Do(func() { close(rendering) })
+			select { // answers slowly the first time: the crawl is killed meanwhile
+			case <-r.Context().Done():
+			case <-time.After(3 * time.Second):
+			}
+			fmt.Fprint(w, `{}`)
+		default:
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "page "+r.URL.Path)
+		}
+	}))
+	defer s.Close()
+	data := t.TempDir()
+	profiles := layout.Browser(data)
+	yaml := fmt.Sprintf("crawl:\n  delay: 0s\n  browser:\n    chromium: %s\n    wait: 20s\n", chromium)
+	cmd := crawlCmd(t, exe, data, []string{s.URL + "/"}, yaml, "--browser")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-rendering:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the browser never asked for /slow.json")
+	}
+	if n := len(chromiumsUnder(profiles)); n == 0 {
+		t.Fatal("no chromium runs while the page renders")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for left := chromiumsUnder(profiles); len(left) > 0; left = chromiumsUnder(profiles) {
+		if time.Now().After(deadline) {
+			for _, pid := range left {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("chromium processes %v outlived the killed crawl", left)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cmd = crawlCmd(t, exe, data, []string{s.URL + "/"}, yaml, "--browser")
+	if r := waitCrawl(t, cmd); r.code != 0 || !strings.Contains(r.stderr, "crawl resumed") {
+		t.Fatalf("resumed crawl: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if len(capturesByURL(sealedCaptures(t, data, false))[s.URL+"/b"]) != 1 {
+		t.Error("the resumed crawl did not capture /b")
+	}
+	if left, err := os.ReadDir(profiles); err != nil || len(left) > 0 {
+		t.Errorf("the browser profiles left after the crawl: %v, %v", left, err)
 	}
 }

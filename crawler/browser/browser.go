@@ -12,7 +12,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -28,6 +31,7 @@ type Options struct {
 	Tabs     int           // pages rendered at once (default 2)
 	Wait     time.Duration // longest time a page is given to load and settle (default 10s)
 	Scroll   int           // viewport heights scrolled down to trigger lazy loads; 0 takes the default (5), negative none
+	Profiles string        // directory of Chromium's profiles, emptied by Start (a killed run's are left there); "" a temporary one per browser
 	Log      *slog.Logger  // nil discards
 }
 
@@ -121,6 +125,14 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.Profiles != "" {
+		if err := os.RemoveAll(opt.Profiles); err != nil {
+			return nil, fmt.Errorf("browser profiles: %w", err)
+		}
+		if err := os.MkdirAll(opt.Profiles, 0o700); err != nil {
+			return nil, fmt.Errorf("browser profiles: %w", err)
+		}
+	}
 	b := &Browser{opt: opt, path: path, parent: ctx, log: opt.Log, tabs: make(chan struct{}, opt.Tabs)}
 	if err := b.start(); err != nil {
 		return nil, err
@@ -131,9 +143,23 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 
 // start launches a chromium and waits for its DevTools connection.
 func (b *Browser) start() error {
-	actx, acancel := chromedp.NewExecAllocator(context.WithoutCancel(b.parent), b.flags()...)
+	flags := b.flags()
+	profile := ""
+	if b.opt.Profiles != "" {
+		b.mu.Lock()
+		profile = filepath.Join(b.opt.Profiles, strconv.Itoa(b.started+1))
+		b.mu.Unlock()
+		flags = append(flags, chromedp.UserDataDir(profile))
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.WithoutCancel(b.parent), flags...)
 	ctx, cancel := chromedp.NewContext(actx)
-	stop := func() { cancel(); acancel() }
+	stop := func() {
+		cancel()
+		acancel() // waits for chromium to exit
+		if profile != "" {
+			removeProfile(profile)
+		}
+	}
 	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{}); err != nil {
 		stop()
 		return fmt.Errorf("start chromium %s: %w", b.path, err)
@@ -211,8 +237,19 @@ func (b *Browser) restart(gen int) error {
 	return b.start()
 }
 
-// Close ends the browser (its whole process group).
+// removeProfile removes a profile directory, trying again for a moment: Chromium's helper
+// processes may still write there as the main one exits.
+func removeProfile(dir string) {
+	for try := 0; os.RemoveAll(dir) != nil && try < 20; try++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Close ends the browser (its whole process group) and waits for it; nil-safe.
 func (b *Browser) Close() {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	stop := b.cancel
 	b.cancel, b.ctx, b.closed = nil, nil, true
@@ -220,4 +257,16 @@ func (b *Browser) Close() {
 	if stop != nil {
 		stop()
 	}
+}
+
+// pid is the running chromium's process id (its process group's too), 0 when none runs.
+func (b *Browser) pid() int {
+	ctx, _ := b.current()
+	if ctx == nil {
+		return 0
+	}
+	if c := chromedp.FromContext(ctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		return c.Browser.Process().Pid
+	}
+	return 0
 }

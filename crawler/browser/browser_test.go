@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,5 +67,76 @@ func TestRenderAnswersEveryRequest(t *testing.T) {
 	})
 	if !p.Settled {
 		t.Errorf("the page did not settle within Wait")
+	}
+}
+
+// serveMap is a Load that answers from pages (path → HTML) under base, refusing the rest.
+func serveMap(base string, pages map[string]string) Load {
+	return func(_ context.Context, r Request) Response {
+		if body, ok := pages[strings.TrimPrefix(r.URL, base)]; ok {
+			return Response{Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte(body)}
+		}
+		return Response{Failed: "not archived"}
+	}
+}
+
+// startBrowser starts a browser for a test, Wait as given.
+func startBrowser(t *testing.T, wait time.Duration) (*Browser, context.Context) {
+	t.Helper()
+	chromium := testkit.ChromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	b, err := Start(ctx, Options{Chromium: chromium, Tabs: 1, Wait: wait, Scroll: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b, ctx
+}
+
+// TestRenderHungAndCrashed: a page whose script never returns fails after its retry, within
+// its bounds, and the browser renders the next page; a browser killed outright is restarted
+// and the page rendered.
+func TestRenderHungAndCrashed(t *testing.T) {
+	t.Parallel()
+	const wait = 2 * time.Second
+	b, ctx := startBrowser(t, wait)
+	const base = "http://127.0.0.1:9/"
+	load := serveMap("http://127.0.0.1:9", map[string]string{
+		"/hung": `<!doctype html><p>hung</p><script>for (;;) {}</script>`,
+		"/ok":   `<!doctype html><a href="/next">next</a>`,
+	})
+	ok := func(when string) {
+		t.Helper()
+		p, err := b.Render(ctx, base+"ok", load)
+		if err != nil || !slices.Contains(p.Links, base+"next") {
+			t.Fatalf("%s: the page rendered %+v, %v", when, p, err)
+		}
+	}
+	ok("first")
+
+	start := time.Now()
+	if _, err := b.Render(ctx, base+"hung", load); err == nil {
+		t.Error("a page whose script never returns rendered without an error")
+	}
+	if took, most := time.Since(start), 2*(wait+grace)+15*time.Second; took > most {
+		t.Errorf("the hung page took %v, more than %v", took, most)
+	}
+	ok("after the hung page")
+
+	pid := b.pid()
+	if pid == 0 {
+		t.Fatal("no chromium process")
+	}
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill chromium's process group: %v", err)
+	}
+	before := b.Started()
+	ok("after chromium was killed")
+	if got := b.Started(); got != before+1 {
+		t.Errorf("browsers started %d, want %d: one restart", got, before+1)
+	}
+	if b.pid() == pid {
+		t.Error("the killed chromium is still the browser")
 	}
 }

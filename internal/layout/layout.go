@@ -6,6 +6,7 @@
 //	  sealed/                 sealed WARC files (0700)
 //	  index.db                the sealed index
 //	  frontier.db             the crawl's frontier
+//	  browser/                Chromium's profiles while crawl --browser runs
 //	  sealed.lock             held by the one writer of sealed/
 //	  release.lock            held by the one running release pass
 //	  release-tmp/            a pass's public files before they are renamed into public/
@@ -26,6 +27,7 @@ const (
 	SealedDir          = "sealed"
 	IndexFile          = "index.db"
 	FrontierFile       = "frontier.db"
+	BrowserDir         = "browser"
 	SealedLockFile     = "sealed.lock"
 	ReleaseLockFile    = "release.lock"
 	ReleaseTmpDir      = "release-tmp"
@@ -52,6 +54,9 @@ func Index(data string) string { return filepath.Join(data, IndexFile) }
 
 // Frontier is the crawl frontier file of data.
 func Frontier(data string) string { return filepath.Join(data, FrontierFile) }
+
+// Browser is the directory of the crawl's Chromium profiles (crawl --browser).
+func Browser(data string) string { return filepath.Join(data, BrowserDir) }
 
 // SealedLock is the lock file of data's one writer of sealed/.
 func SealedLock(data string) string { return filepath.Join(data, SealedLockFile) }

@@ -14,6 +14,7 @@ func TestPaths(t *testing.T) {
 		{Sealed("/d"), "/d/sealed"},
 		{Index("/d"), "/d/index.db"},
 		{Frontier("/d"), "/d/frontier.db"},
+		{Browser("/d"), "/d/browser"},
 		{SealedLock("/d"), "/d/sealed.lock"},
 		{ReleaseLock("/d"), "/d/release.lock"},
 		{ReleaseTmp("/d"), "/d/release-tmp"},
