@@ -262,8 +262,12 @@ func (c *Crawl) startBrowser() error {
 	if err != nil {
 		return err
 	}
+	tabs := opt.Tabs
+	if tabs <= 0 {
+		tabs = browser.Defaults().Tabs
+	}
 	c.browser, c.loads = b, newLoads()
-	c.renders = make(chan struct{}, 4*max(opt.Tabs, browser.Defaults().Tabs))
-	c.log.Info("browser started: HTML pages are rendered, what they load fetched politely", "tabs", max(opt.Tabs, 1))
+	c.renders = make(chan struct{}, 4*tabs)
+	c.log.Info("browser started: HTML pages are rendered, what they load fetched politely", "tabs", tabs)
 	return nil
 }

@@ -56,6 +56,9 @@ func TestRenderAnswersEveryRequest(t *testing.T) {
 			t.Errorf("load was not asked for %s; asked %v", want, asked)
 		}
 	}
+	if slices.Contains(asked, "/favicon.ico") {
+		t.Errorf("load was asked for the browser's own favicon request; asked %v", asked)
+	}
 	for _, want := range []string{srv.URL + "/static", srv.URL + "/from-script"} {
 		if !slices.Contains(p.Links, want) {
 			t.Errorf("rendered links %v lack %s", p.Links, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sync"
 	"time"
 
@@ -142,6 +143,13 @@ func (b *Browser) render(ctx, bctx context.Context, pageURL string, load Load) (
 	return p, nil
 }
 
+// ownFavicon reports whether ev is the favicon request Chromium makes for its tab, not one the
+// page made.
+func ownFavicon(ev *fetch.EventRequestPaused) bool {
+	u, err := url.Parse(ev.Request.URL)
+	return err == nil && ev.ResourceType == network.ResourceTypeOther && u.Path == "/favicon.ico"
+}
+
 // scrollScript scrolls one viewport down and says whether the page moved.
 const scrollScript = `(() => { const y = window.scrollY; window.scrollBy(0, window.innerHeight); return window.scrollY > y; })()`
 
@@ -182,9 +190,12 @@ func (t *tab) answer(ctx, tctx context.Context, ev *fetch.EventRequestPaused, lo
 	defer t.wg.Done()
 	target := chromedp.FromContext(tctx).Target
 	var resp Response
-	if ev.Request.Method != "GET" {
+	switch {
+	case ev.Request.Method != "GET":
 		resp.Failed = "only GET requests are archived"
-	} else {
+	case ownFavicon(ev):
+		resp.Failed = "the browser's own favicon request" // a page's declared icon is in its HTML
+	default:
 		resp = load(ctx, Request{URL: ev.Request.URL, Method: ev.Request.Method, Type: string(ev.ResourceType)})
 	}
 	// The tab may be closing: an answer it cannot take any more is dropped.

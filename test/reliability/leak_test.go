@@ -23,8 +23,10 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/crawler/browser"
 	"github.com/archivectl/archivectl/crawler/crawlertest"
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
@@ -444,13 +446,35 @@ func TestNoEarlyPublicationRequisites(t *testing.T) {
 	}
 	checked := 0
 	for i := range trials {
-		n := requisiteTrial(t, seed+uint64(i))
+		n := requisiteTrial(t, seed+uint64(i), "")
 		checked += n
 		if t.Failed() {
 			return
 		}
 	}
 	t.Logf("leak property: %d crawled webs with cross-origin requisites, %d captures × passes checked, 0 leaks", trials, checked)
+}
+
+// TestNoEarlyPublicationBrowser is TestNoEarlyPublicationRequisites crawled with a browser
+// (crawl --browser), a third of each page's images and stylesheets inserted by script only:
+// what the browser loads keeps its own origin's robots.txt, politeness and embargo, and waits
+// for its page's body like any requisite.
+func TestNoEarlyPublicationBrowser(t *testing.T) {
+	t.Parallel()
+	chromium := testkit.ChromiumPath(t)
+	seed := seedFor(t)
+	trials := 1
+	if campaign() {
+		trials = 4
+	}
+	checked := 0
+	for i := range trials {
+		checked += requisiteTrial(t, seed+uint64(i), chromium)
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("leak property with --browser: %d crawled webs, %d captures × passes checked, 0 leaks", trials, checked)
 }
 
 // webResource is one file a trial's origin serves.
@@ -594,8 +618,9 @@ func (o *webOrigin) addResource(rng *rand.Rand, path, kind string) string {
 
 // requisiteTrial crawls one random web of page and CDN origins, checks each capture's
 // embargo against its own origin's policy, then releases pass after pass and checks that no
-// body is public early. It returns how many captures × passes it checked.
-func requisiteTrial(t *testing.T, seed uint64) int {
+// body is public early. With chromium, the crawl renders pages in it, and a third of each
+// page's embeds are inserted by script. It returns how many captures × passes it checked.
+func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 2))
 	headerOn := rng.IntN(2) == 0
@@ -665,6 +690,14 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 					fmt.Fprintf(&b, `<a href="%s">page</a>`, l)
 				}
 				for i, e := range r.embeds {
+					if chromium != "" && i%3 == 2 { // only a browser finds it
+						if strings.HasSuffix(e, ".css") {
+							fmt.Fprintf(&b, `<script>{const l = document.createElement("link"); l.rel = "stylesheet"; l.href = %q; document.head.append(l)}</script>`, e)
+						} else {
+							fmt.Fprintf(&b, `<script>{const i = new Image(); i.src = %q; document.body.append(i)}</script>`, e)
+						}
+						continue
+					}
 					if strings.HasSuffix(e, ".css") {
 						fmt.Fprintf(&b, `<link rel="stylesheet" href="%s">`, e)
 					} else if i%2 == 0 {
@@ -745,7 +778,11 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 		}
 	}
 	dir := memDir(t)
-	cr, err := crawler.Open(crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 5 * time.Second, HeaderEmbargo: headerOn, Log: quietLogger()})
+	cfg := crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 5 * time.Second, HeaderEmbargo: headerOn, Log: quietLogger()}
+	if chromium != "" {
+		cfg.Browser = &browser.Options{Chromium: chromium}
+	}
+	cr, err := crawler.Open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -806,6 +843,13 @@ func requisiteTrial(t *testing.T, seed uint64) int {
 		g.marker[c.marker] = c
 		if sl := slugOf(c.url); sl != "" {
 			g.slug[sl] = c
+		}
+	}
+	if chromium != "" { // what only scripts insert is captured too
+		for u := range expect {
+			if len(g.byURL[u]) == 0 {
+				t.Errorf("seed %d: %s not captured, though its page's browser loads it", seed, u)
+			}
 		}
 	}
 	// A requisite of a page (or stylesheet) not public by its own capture time is withheld for
