@@ -271,3 +271,10 @@ func (c *Crawl) startBrowser() error {
 	c.log.Info("browser started: HTML pages are rendered, what they load fetched politely", "tabs", tabs)
 	return nil
 }
+
+// browserSummary adds the browser's figures to sum.
+func (c *Crawl) browserSummary(sum *Summary) {
+	if c.browser != nil {
+		sum.BrowserPeakRSS, sum.BrowserRestarts = c.browser.PeakRSS(), c.browser.Started()-1
+	}
+}

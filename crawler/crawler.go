@@ -223,6 +223,7 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 	sum := c.stats.summary(c.now())
 	sum.Frontier = fr.size()
 	sum.PeakRSS = peakRSS()
+	c.browserSummary(&sum)
 	if ctx.Err() != nil {
 		c.log.Info("crawl interrupted: in-flight pages are sealed", "pages", sum.Pages)
 	} else {

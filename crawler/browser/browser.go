@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -32,11 +33,12 @@ type Options struct {
 	Wait     time.Duration // longest time a page is given to load and settle (default 10s)
 	Scroll   int           // viewport heights scrolled down to trigger lazy loads; 0 takes the default (5), negative none
 	Profiles string        // directory of Chromium's profiles, emptied by Start (a killed run's are left there); "" a temporary one per browser
+	Memory   int64         // bytes of resident memory (Chromium's processes summed) past which it is restarted after a page; 0 the default (1 GiB), negative no bound
 	Log      *slog.Logger  // nil discards
 }
 
 // Defaults are the settings of a browser that sets none.
-func Defaults() Options { return Options{Tabs: 2, Wait: 10 * time.Second, Scroll: 5} }
+func Defaults() Options { return Options{Tabs: 2, Wait: 10 * time.Second, Scroll: 5, Memory: 1 << 30} }
 
 // Request is one request a page made, paused until Load answers it.
 type Request struct {
@@ -101,6 +103,8 @@ type Browser struct {
 	cancel     context.CancelFunc
 	started    int  // browsers started, restarts included
 	closed     bool // Close was called: nothing starts again
+
+	peak atomic.Int64 // the most resident memory measured (memory.go)
 }
 
 // errClosed is the error of a render after Close.
@@ -117,6 +121,9 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 	}
 	if opt.Scroll == 0 {
 		opt.Scroll = d.Scroll
+	}
+	if opt.Memory == 0 {
+		opt.Memory = d.Memory
 	}
 	if opt.Log == nil {
 		opt.Log = slog.New(slog.DiscardHandler)
@@ -138,6 +145,7 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 		return nil, err
 	}
 	context.AfterFunc(ctx, b.Close)
+	go b.sample(ctx)
 	return b, nil
 }
 
@@ -184,7 +192,11 @@ func (b *Browser) start() error {
 // flags are chromium's: headless, no background traffic, its own process group and a dead proxy
 // for any request that Fetch interception would miss (loopback included).
 func (b *Browser) flags() []chromedp.ExecAllocatorOption {
-	return append(chromedp.DefaultExecAllocatorOptions[:],
+	var heap []chromedp.ExecAllocatorOption
+	if b.opt.Memory > 0 { // a page's script heap within half the bound: past it, its renderer fails alone
+		heap = append(heap, chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", max(b.opt.Memory>>21, 64))))
+	}
+	return append(append(chromedp.DefaultExecAllocatorOptions[:], heap...),
 		chromedp.ExecPath(b.path),
 		chromedp.NoSandbox,
 		chromedp.Flag("disable-gpu", true),
@@ -226,14 +238,15 @@ func healthy(ctx context.Context) bool {
 	return err == nil
 }
 
-// restart replaces the browser of generation gen, unless another tab did already.
-func (b *Browser) restart(gen int) error {
+// restart replaces the browser of generation gen, unless another tab did already; why (with
+// its log attributes) is logged.
+func (b *Browser) restart(gen int, why string, attrs ...any) error {
 	b.restarting.Lock()
 	defer b.restarting.Unlock()
 	if _, g := b.current(); g != gen {
 		return nil
 	}
-	b.log.Warn("browser restarted: it crashed or stopped answering")
+	b.log.Warn("browser restarted: "+why, attrs...)
 	return b.start()
 }
 

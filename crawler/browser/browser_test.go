@@ -143,3 +143,29 @@ func TestRenderHungAndCrashed(t *testing.T) {
 		t.Error("the killed chromium is still the browser")
 	}
 }
+
+// TestRenderMemoryBound: the browser's memory is measured, and a browser above its bound is
+// restarted after the page it rendered.
+func TestRenderMemoryBound(t *testing.T) {
+	t.Parallel()
+	chromium := testkit.ChromiumPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b, err := Start(ctx, Options{Chromium: chromium, Tabs: 1, Wait: 5 * time.Second, Memory: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	load := serveMap("http://127.0.0.1:9", map[string]string{"/": `<!doctype html><p>a page</p>`})
+	for i := range 2 {
+		if _, err := b.Render(ctx, "http://127.0.0.1:9/", load); err != nil {
+			t.Fatalf("render %d: %v", i, err)
+		}
+	}
+	if got := b.Started(); got != 3 {
+		t.Errorf("browsers started %d, want 3: a restart after each page above 1 MiB", got)
+	}
+	if peak := b.PeakRSS(); peak < 1<<20 || peak > 8<<30 {
+		t.Errorf("peak resident memory %d bytes: not a browser's", peak)
+	}
+}

@@ -42,6 +42,7 @@ func (b *Browser) Render(ctx context.Context, pageURL string, load Load) (Page, 
 		}
 		var p Page
 		if p, err = b.render(ctx, bctx, pageURL, load); err == nil {
+			b.overMemory(gen)
 			return p, nil
 		}
 		if ctx.Err() != nil {
@@ -49,7 +50,7 @@ func (b *Browser) Render(ctx context.Context, pageURL string, load Load) (Page, 
 		}
 		b.log.Warn("page not rendered", "url", pageURL, "attempt", attempt, "err", err)
 		if !healthy(bctx) {
-			if rerr := b.restart(gen); rerr != nil {
+			if rerr := b.restart(gen, "it crashed or stopped answering", "url", pageURL); rerr != nil {
 				return Page{}, fmt.Errorf("render %s: %w; restart: %w", pageURL, err, rerr)
 			}
 		}
