@@ -14,7 +14,7 @@ import (
 	"github.com/archivectl/archivectl/store"
 )
 
-// maxLoadedBytes bounds the payloads of this crawl's captures held to serve a browser again.
+// maxLoadedBytes bounds the bytes of this crawl's captures held to serve a browser again.
 const maxLoadedBytes = 64 << 20
 
 // loading is one URL's visit in a crawl with a browser, waited for by the pages that load it:
@@ -31,13 +31,14 @@ type loading struct {
 // loads is every URL visited in a crawl with a browser, with the captures held, least
 // recently served let go first past maxLoadedBytes.
 type loads struct {
-	mu    sync.Mutex
-	m     map[string]*loading
-	lru   list.List
-	bytes int64
+	mu     sync.Mutex
+	m      map[string]*loading
+	lru    list.List
+	bytes  int64
+	budget int64 // maxLoadedBytes
 }
 
-func newLoads() *loads { return &loads{m: map[string]*loading{}} }
+func newLoads(budget int64) *loads { return &loads{m: map[string]*loading{}, budget: budget} }
 
 // begin registers the visit of a URL taken from its origin's queue. False when a page's
 // browser loaded it already, or is loading it: the visit is dropped (its frontier record is
@@ -68,12 +69,21 @@ func (e *loading) keep(x *exchange) {
 	defer l.mu.Unlock()
 	e.x = x
 	e.elem = l.lru.PushFront(e)
-	l.bytes += int64(len(x.Body))
-	for l.bytes > maxLoadedBytes && l.lru.Len() > 1 {
+	l.bytes += held(x)
+	for l.bytes > l.budget && l.lru.Len() > 1 {
 		old := l.lru.Remove(l.lru.Back()).(*loading)
-		l.bytes -= int64(len(old.x.Body))
+		l.bytes -= held(old.x)
 		old.x, old.elem, old.evicted = nil, nil, true
 	}
+}
+
+// held is the memory a capture holds: its raw bytes (the payload is a slice of them, or a copy).
+func held(x *exchange) int64 {
+	n := int64(len(x.Request) + len(x.Response))
+	if k := len(x.Response) - len(x.Body); len(x.Body) > 0 && (k < 0 || &x.Body[0] != &x.Response[k]) {
+		n += int64(len(x.Body))
+	}
+	return n
 }
 
 // finish ends the visit: the browsers waiting are answered with what keep held, or refused.
@@ -266,7 +276,7 @@ func (c *Crawl) startBrowser() error {
 	if tabs <= 0 {
 		tabs = browser.Defaults().Tabs
 	}
-	c.browser, c.loads = b, newLoads()
+	c.browser, c.loads = b, newLoads(maxLoadedBytes)
 	c.renders = make(chan struct{}, 4*tabs)
 	c.log.Info("browser started: HTML pages are rendered, what they load fetched politely", "tabs", tabs)
 	return nil

@@ -118,3 +118,58 @@ fetch("/shared.json");
 		t.Errorf("/busy.png: %d captures, want the 200 once", len(cs))
 	}
 }
+
+// TestHeld: a capture holds its raw bytes, and its payload when that is a copy of its own.
+func TestHeld(t *testing.T) {
+	t.Parallel()
+	raw := []byte("HTTP/1.1 200 OK\r\n\r\nbody")
+	for _, tc := range []struct {
+		name string
+		x    exchange
+		want int64
+	}{
+		{"payload within the raw response", exchange{Request: []byte("GET"), Response: raw, Body: raw[len(raw)-4:]}, int64(3 + len(raw))},
+		{"payload decoded apart", exchange{Request: []byte("GET"), Response: raw, Body: []byte("decoded body")}, int64(3 + len(raw) + 12)},
+		{"payload longer than the raw bytes", exchange{Response: []byte("ab"), Body: []byte("abcd")}, 6},
+		{"nothing", exchange{}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := held(&tc.x); got != tc.want {
+				t.Errorf("held = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestLoadsLetGo: past the budget the least recently served capture is let go, and a browser
+// asking for it again visits it anew; one held is served, and a visit in progress waited for.
+func TestLoadsLetGo(t *testing.T) {
+	t.Parallel()
+	l := newLoads(25)
+	x := func(n int) *exchange { return &exchange{Response: make([]byte, n)} }
+	a, fresh := l.forBrowser("a")
+	if !fresh {
+		t.Fatal("a first asked for is not fresh")
+	}
+	a.keep(x(10))
+	a.finish()
+	b, _ := l.forBrowser("b")
+	b.keep(x(10))
+	b.finish()
+	if again, fresh := l.forBrowser("a"); fresh || again.served() == nil {
+		t.Fatal("a held capture was not served") // and a becomes the most recently served
+	}
+	c, _ := l.forBrowser("c")
+	c.keep(x(10)) // 30 bytes: b, least recently served, goes
+	c.finish()
+	if _, fresh := l.forBrowser("a"); fresh {
+		t.Error("a, served lately, was let go")
+	}
+	if e, fresh := l.forBrowser("b"); !fresh || e == b {
+		t.Error("b, let go, is not visited anew")
+	}
+	inProgress, _ := l.forBrowser("d")
+	if waiter, fresh := l.forBrowser("d"); fresh || waiter != inProgress {
+		t.Error("a browser asking for a URL being visited does not wait for that visit")
+	}
+}

@@ -198,7 +198,6 @@ func (b *Browser) flags() []chromedp.ExecAllocatorOption {
 	}
 	return append(append(chromedp.DefaultExecAllocatorOptions[:], heap...),
 		chromedp.ExecPath(b.path),
-		chromedp.NoSandbox,
 		chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-domain-reliability", true),
