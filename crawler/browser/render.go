@@ -116,12 +116,14 @@ func (b *Browser) render(ctx, bctx context.Context, pageURL string, load Load) (
 	if err := chromedp.Do(wctx, chromedp.Navigate(pageURL)); err != nil && wctx.Err() == nil {
 		return Page{}, fmt.Errorf("navigate: %w", err)
 	}
+	t.touch() // the load event's handlers may start requests of their own
 	settled := t.idle(wctx)
 	for i := 0; i < b.opt.Scroll && wctx.Err() == nil; i++ {
 		more, err := chromedp.Run(wctx, chromedp.Evaluate[bool](scrollScript))
 		if err != nil || !more {
 			break
 		}
+		t.touch() // what the scroll brings into view starts loading a moment later
 		settled = t.idle(wctx)
 	}
 	select {
@@ -174,6 +176,13 @@ func (t *tab) idle(ctx context.Context) bool {
 		case <-tick.C:
 		}
 	}
+}
+
+// touch restarts the wait for an idle network from now.
+func (t *tab) touch() {
+	t.mu.Lock()
+	t.last = time.Now()
+	t.mu.Unlock()
 }
 
 // begin counts a request in flight.
