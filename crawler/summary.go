@@ -44,7 +44,7 @@ type Summary struct {
 	LinksDropped      int   // distinct references of a page or stylesheet past its 10,000th: not followed
 	Rendered          int   // pages rendered in the browser (Config.Browser)
 	BrowserLoads      int   // of Pages, resources a page's browser asked for
-	BrowserPeakRSS    int64 // the browser's peak resident memory, its processes summed; 0 when unknown
+	BrowserPeakRSS    int64 // the browser's peak memory, its processes' PSS summed; 0 when unknown
 	BrowserRestarts   int   // times the browser was restarted (crashed, hung or above its memory bound)
 }
 
@@ -72,7 +72,7 @@ func (s Summary) WriteTo(w io.Writer) (int64, error) {
 		b = fmt.Appendf(b, "requisites   %d\n", s.Requisites)
 	}
 	if s.Rendered > 0 || s.BrowserLoads > 0 {
-		b = fmt.Appendf(b, "browser      %d pages rendered, %d resources they loaded, %.1f MiB peak RSS, %d restarts\n",
+		b = fmt.Appendf(b, "browser      %d pages rendered, %d resources they loaded, %.1f MiB peak memory, %d restarts\n",
 			s.Rendered, s.BrowserLoads, float64(s.BrowserPeakRSS)/(1<<20), s.BrowserRestarts)
 	}
 	if s.Sitemaps > 0 || s.SitemapURLs > 0 {

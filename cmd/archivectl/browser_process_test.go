@@ -193,7 +193,7 @@ func TestCrawlBrowser(t *testing.T) {
 	if len(caps[b.site.URL+"/from-script"]) != 1 {
 		t.Errorf("the link the script added to the DOM was not followed: %d captures", len(caps[b.site.URL+"/from-script"]))
 	}
-	if !regexp.MustCompile(`(?m)^browser +1 pages rendered, \d+ resources they loaded, [1-9][\d.]* MiB peak RSS, 0 restarts$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^browser +1 pages rendered, \d+ resources they loaded, [1-9][\d.]* MiB peak memory, 0 restarts$`).MatchString(r.stdout) {
 		t.Errorf("the summary does not report the render:\n%s", r.stdout)
 	}
 

@@ -33,7 +33,7 @@ type Options struct {
 	Wait     time.Duration // longest time a page is given to load and settle (default 10s)
 	Scroll   int           // viewport heights scrolled down to trigger lazy loads; 0 takes the default (5), negative none
 	Profiles string        // directory of Chromium's profiles, emptied by Start (a killed run's are left there); "" a temporary one per browser
-	Memory   int64         // bytes of resident memory (Chromium's processes summed) past which it is restarted after a page; 0 the default (1 GiB), negative no bound
+	Memory   int64         // bytes of memory (groupMemory: Chromium's processes' PSS summed) past which it is restarted after a page; 0 the default (1 GiB), negative no bound
 	Log      *slog.Logger  // nil discards
 }
 
@@ -104,7 +104,7 @@ type Browser struct {
 	started    int  // browsers started, restarts included
 	closed     bool // Close was called: nothing starts again
 
-	peak atomic.Int64 // the most resident memory measured (memory.go)
+	peak atomic.Int64 // the most memory measured (memory.go)
 }
 
 // errClosed is the error of a render after Close.

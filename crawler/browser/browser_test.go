@@ -166,6 +166,6 @@ func TestRenderMemoryBound(t *testing.T) {
 		t.Errorf("browsers started %d, want 3: a restart after each page above 1 MiB", got)
 	}
 	if peak := b.PeakRSS(); peak < 1<<20 || peak > 8<<30 {
-		t.Errorf("peak resident memory %d bytes: not a browser's", peak)
+		t.Errorf("peak memory %d bytes: not a browser's", peak)
 	}
 }

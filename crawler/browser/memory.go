@@ -18,13 +18,13 @@ func (b *Browser) sample(ctx context.Context) {
 	watch.Every(ctx, sampleEvery, func(context.Context) error { b.measure(); return nil }, func(error) {})
 }
 
-// measure returns the running browser's resident memory now, noting the peak.
+// measure returns the memory the running browser holds now (groupMemory), noting the peak.
 func (b *Browser) measure() int64 {
 	pid := b.pid()
 	if pid == 0 {
 		return 0
 	}
-	rss := groupRSS(pid)
+	rss := groupMemory(pid)
 	for {
 		p := b.peak.Load()
 		if rss <= p || b.peak.CompareAndSwap(p, rss) {
@@ -33,8 +33,8 @@ func (b *Browser) measure() int64 {
 	}
 }
 
-// PeakRSS is the most resident memory the browser's processes were measured to hold together
-// (the sum of their resident sets, an upper bound of what they used); 0 when unknown.
+// PeakRSS is the most memory the browser's processes were measured to hold together
+// (groupMemory); 0 when unknown.
 func (b *Browser) PeakRSS() int64 {
 	b.measure()
 	return b.peak.Load()
@@ -53,13 +53,11 @@ func (b *Browser) overMemory(gen int) {
 	}
 }
 
-// pageSize is the size of the pages /proc counts resident memory in.
-var pageSize = int64(os.Getpagesize())
-
-// groupRSS is the sum of the resident set sizes of the processes of process group pgid, in
-// bytes (Linux /proc; memory shared between them is counted in each, so it is an upper bound).
-// 0 when /proc cannot tell.
-func groupRSS(pgid int) int64 {
+// groupMemory is the memory the processes of process group pgid hold together, in bytes: the
+// sum of their proportional set sizes (Linux /proc/PID/smaps_rollup, memory shared between them
+// counted once), or of their resident set sizes where the kernel has no rollup (an upper
+// bound). 0 when /proc cannot tell.
+func groupMemory(pgid int) int64 {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
@@ -69,16 +67,28 @@ func groupRSS(pgid int) int64 {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		dir := "/proc/" + e.Name()
+		b, err := os.ReadFile(dir + "/stat")
 		if err != nil {
 			continue // gone meanwhile
 		}
-		if g, rss, ok := statGroupRSS(b); ok && g == pgid {
-			sum += rss * pageSize
+		g, rss, ok := statGroupRSS(b)
+		if !ok || g != pgid {
+			continue
 		}
+		if r, err := os.ReadFile(dir + "/smaps_rollup"); err == nil {
+			if pss, ok := rollupPss(r); ok {
+				sum += pss
+				continue
+			}
+		}
+		sum += rss * pageSize
 	}
 	return sum
 }
+
+// pageSize is the size of the pages /proc/PID/stat counts resident memory in.
+var pageSize = int64(os.Getpagesize())
 
 // statGroupRSS reads the process group and the resident pages from a /proc/PID/stat line.
 func statGroupRSS(b []byte) (pgid int, rss int64, ok bool) {
@@ -93,4 +103,19 @@ func statGroupRSS(b []byte) (pgid int, rss int64, ok bool) {
 	g, err1 := strconv.Atoi(string(f[2]))              // field 5: pgrp
 	r, err2 := strconv.ParseInt(string(f[21]), 10, 64) // field 24: rss
 	return g, r, err1 == nil && err2 == nil
+}
+
+// rollupPss reads the Pss line of /proc/PID/smaps_rollup, in bytes.
+func rollupPss(b []byte) (int64, bool) {
+	for line := range bytes.Lines(b) {
+		if v, ok := bytes.CutPrefix(line, []byte("Pss:")); ok {
+			f := bytes.Fields(v)
+			if len(f) != 2 || string(f[1]) != "kB" {
+				return 0, false
+			}
+			n, err := strconv.ParseInt(string(f[0]), 10, 64)
+			return n << 10, err == nil
+		}
+	}
+	return 0, false
 }

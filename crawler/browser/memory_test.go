@@ -23,3 +23,22 @@ func TestStatGroupRSS(t *testing.T) {
 		})
 	}
 }
+
+func TestRollupPss(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, rollup string
+		pss          int64
+		ok           bool
+	}{
+		{"rollup", "55f3f3719000-7ffe40f4a000 ---p 00000000 00:00 0  [rollup]\nRss:   1668 kB\nPss:    231 kB\nPss_Dirty: 108 kB\n", 231 << 10, true},
+		{"no Pss", "Rss: 1668 kB\n", 0, false},
+		{"another unit", "Pss: 1 MB\n", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if pss, ok := rollupPss([]byte(tc.rollup)); pss != tc.pss || ok != tc.ok {
+				t.Errorf("rollupPss = %d, %v; want %d, %v", pss, ok, tc.pss, tc.ok)
+			}
+		})
+	}
+}
