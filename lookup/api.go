@@ -163,12 +163,16 @@ func (q query) matcher() matcher {
 
 // handleCaptures answers GET /api/v1/captures.
 func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
+	ix, now := s.ix.Load(), s.now()
+	if body, ok := s.answers.get(ix, r.URL.RawQuery, now); ok {
+		writeAnswer(w, body)
+		return
+	}
 	q, err := parseQuery(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	ix := s.ix.Load()
 	if !q.prefix {
 		cs, err := ix.exact(q.key)
 		if err != nil {
@@ -179,7 +183,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusNotFound, fmt.Sprintf("%s has never been made public by this archive; check the URL, or list what lies below it with matchType=prefix", q.raw))
 			return
 		}
-		s.writeCaptures(w, r, nil, q.raw, "", markDue(cs, s.now()), "")
+		s.writeCaptures(w, r, nil, q.raw, "", markDue(cs, now), "", answerKey{ix, r.URL.RawQuery, now})
 		return
 	}
 	share := s.share(r) // the page's bytes, held until it is written
@@ -197,7 +201,7 @@ func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 	if more {
 		next = cursorAfter(&page[len(page)-1]).String()
 	}
-	s.writeCaptures(w, r, share, q.raw, "prefix", markDue(page, s.now()), next)
+	s.writeCaptures(w, r, share, q.raw, "prefix", markDue(page, now), next, answerKey{})
 }
 
 // indexFailed answers 500 when the public index cannot be read (a damaged block): never a

@@ -69,8 +69,8 @@ var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b
 // writeCaptures answers 200 with the captures. An answer estimated above heldFree bytes is
 // counted in share (the page's, or its own when nil) before it is built, and answers 503 with
 // Retry-After when the held-bytes budget does not have room within Options.HeldWait; it is
-// written under per-write deadlines.
-func (s *Server) writeCaptures(w http.ResponseWriter, r *http.Request, share *heldShare, url, matchType string, cs []capture, next string) {
+// written under per-write deadlines. With keep.ix set, the answer is also kept in s.answers.
+func (s *Server) writeCaptures(w http.ResponseWriter, r *http.Request, share *heldShare, url, matchType string, cs []capture, next string, keep answerKey) {
 	start := time.Now()
 	if share == nil {
 		share = s.share(r)
@@ -97,6 +97,9 @@ func (s *Server) writeCaptures(w http.ResponseWriter, r *http.Request, share *he
 		}
 	}
 	share.built()
+	if keep.ix != nil {
+		s.answers.put(keep, cs, b)
+	}
 	h := w.Header()
 	h["Content-Type"] = jsonType // canonical keys set directly: no canonicalising on the hot path
 	h["Content-Length"] = []string{strconv.Itoa(len(b))}

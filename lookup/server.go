@@ -83,8 +83,9 @@ type Server struct {
 	growing     chan struct{}      // the one turn to grow a heldShare (held.go)
 	rejected    *prometheus.CounterVec
 	recent      atomic.Pointer[recentList]
-	feeds       feedCache // the release feeds read from the current index (feed.go)
-	pages       pageCache // the last pages' packages laid out (wacz.go)
+	feeds       feedCache   // the release feeds read from the current index (feed.go)
+	pages       pageCache   // the last pages' packages laid out (wacz.go)
+	answers     answerCache // encoded exact captures answers (answers.go)
 }
 
 // maxVerified is how much of a record answer is held until the record is verified.

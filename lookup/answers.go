@@ -1,0 +1,94 @@
+package lookup
+
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Bounds of the answer cache: what an answer may weigh to be kept, and what all of them together
+// may. Past either bound the cache starts again empty: memory stays bounded whatever is asked.
+const (
+	answerMaxBytes  = 16 << 10
+	answersMaxBytes = 8 << 20
+	answersMax      = 8192
+)
+
+// answerCache keeps the encoded 200 answers of exact captures queries of one index, by raw
+// query string: the same query string asks the same URL, so a hit skips the parsing, the index
+// read and the encoding, and writes the same bytes. An answer holds until its index is
+// replaced, or until the lookup's clock reaches the release time of one of its tombstones (its
+// "due" mark changes then).
+type answerCache struct {
+	mu      sync.RWMutex
+	ix      *index // the index the answers were read from
+	answers map[string]cachedAnswer
+	bytes   int
+}
+
+// cachedAnswer is one encoded answer and when it stops holding (Unix nanoseconds).
+type cachedAnswer struct {
+	body  []byte
+	until int64
+}
+
+// get returns the answer to query from ix at now, if one is kept.
+func (a *answerCache) get(ix *index, query string, now time.Time) ([]byte, bool) {
+	a.mu.RLock()
+	e, ok := a.answers[query]
+	ok = ok && a.ix == ix && now.UnixNano() < e.until
+	a.mu.RUnlock()
+	return e.body, ok
+}
+
+// answerKey is what a kept answer was asked with: the index, the raw query string, the clock.
+type answerKey struct {
+	ix    *index
+	query string
+	now   time.Time
+}
+
+// put keeps a copy of body, the answer to k over cs (marked at k.now).
+func (a *answerCache) put(k answerKey, cs []capture, body []byte) {
+	ix, query, now := k.ix, k.query, k.now
+	if len(body) > answerMaxBytes {
+		return
+	}
+	until := answerUntil(cs, now)
+	if until <= now.UnixNano() {
+		return
+	}
+	body = append([]byte(nil), body...)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ix != ix || len(a.answers) >= answersMax || a.bytes+len(body) > answersMaxBytes {
+		a.ix, a.answers, a.bytes = ix, make(map[string]cachedAnswer), 0
+	}
+	if _, ok := a.answers[query]; !ok {
+		a.answers[query] = cachedAnswer{body: body, until: until}
+		a.bytes += len(body)
+	}
+}
+
+// answerUntil is when an answer over cs, marked at now (markDue), stops holding: the earliest
+// release time after now of a tombstone in it.
+func answerUntil(cs []capture, now time.Time) int64 {
+	until, n := int64(math.MaxInt64), now.UnixNano()
+	for i := range cs {
+		if c := &cs[i]; !c.released && c.releaseAt > n && c.releaseAt < until {
+			until = c.releaseAt
+		}
+	}
+	return until
+}
+
+// writeAnswer answers 200 with a kept answer, as writeCaptures writes one.
+func writeAnswer(w http.ResponseWriter, body []byte) {
+	h := w.Header()
+	h["Content-Type"] = jsonType
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+}
