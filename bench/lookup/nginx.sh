@@ -12,6 +12,7 @@
 #
 #   bench/lookup/nginx.sh                 # N=100000 ROUNDS=5 DUR=10s RATE=15000 PACED_DUR=10s URLS_N=1000
 #   RATE= bench/lookup/nginx.sh           # without the paced runs
+#   BIN=/tmp/archivectl-old bench/lookup/nginx.sh   # another build of archivectl (an earlier commit's)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$PATH:/usr/local/go/bin:/usr/sbin"
@@ -29,7 +30,11 @@ if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
 	echo "installing wrk and nginx (Debian)"; apt-get install -y -qq wrk nginx >/dev/null
 fi
 mkdir -p "$OUT"
-go build -o "$OUT/archivectl" ./cmd/archivectl
+BIN=${BIN:-}
+if [ -z "$BIN" ]; then
+	go build -o "$OUT/archivectl" ./cmd/archivectl
+	BIN=$OUT/archivectl
+fi
 go build -o "$OUT/pace" ./bench/lookup/pace
 if [ ! -f "$OUT/$N/done" ]; then
 	go build -o "$OUT/gen" ./bench/lookup/gen
@@ -42,7 +47,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/lookup-nginx.XXXXXX")
 head -n "$URLS_N" "$data/urls.txt" >"$work/urls.txt"
 export URLS="$work/urls.txt" CYCLE=1
 
-"$OUT/archivectl" serve --data "$data" --listen "127.0.0.1:$PORT" >"$work/serve.out" 2>"$work/serve.err" &
+"$BIN" serve --data "$data" --listen "127.0.0.1:$PORT" >"$work/serve.out" 2>"$work/serve.err" &
 spid=$!
 npid=""
 cleanup() {
