@@ -79,15 +79,25 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) {
 		}
 		allow = o
 	}
-	h.Set("Access-Control-Allow-Origin", allow)
+	if allow == "*" {
+		h["Access-Control-Allow-Origin"] = anyOrigin // canonical keys set directly, values shared
+	} else {
+		h.Set("Access-Control-Allow-Origin", allow)
+	}
 	if r.Method == http.MethodOptions {
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
 		h.Set("Access-Control-Allow-Headers", "Accept-Datetime, Range, If-Range")
 		h.Set("Access-Control-Max-Age", "86400")
 		return
 	}
-	h.Set("Access-Control-Expose-Headers", corsExposedHeaders)
+	h["Access-Control-Expose-Headers"] = corsExposed
 }
+
+// anyOrigin and corsExposed are CORS header values, shared (net/http only reads them).
+var (
+	anyOrigin   = []string{"*"}
+	corsExposed = []string{corsExposedHeaders}
+)
 
 // mementoTarget reads the URL a TimeGate or TimeMap request names after prefix, from the
 // request URI as sent (its "//" and its own query intact). A URL percent-encoded whole

@@ -175,13 +175,18 @@ const (
 	cacheDefault = "no-cache"
 )
 
+// noCache is the Cache-Control value of most answers, shared (net/http only reads it).
+var noCache = []string{cacheDefault}
+
 // withHeaders gives every answer of h, the ServeMux's own redirects included, the security
 // headers and a Cache-Control. The 400 and 431 that net/http writes itself, before any handler
 // runs (a malformed request, a head over MaxHeaderBytes), are beyond any handler's reach.
 func withHeaders(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		securityHeaders(w.Header())
-		w.Header().Set("Cache-Control", cacheDefault)
+		hd := w.Header()
+		securityHeaders(hd)
+		// The canonical key set directly: no canonicalising on the hot path.
+		hd["Cache-Control"] = noCache
 		if r.URL.Path == "/api/v1/record" && r.URL.Query().Get("timestamp") != "" { // without one: the newest, which a pass may change
 			w = &recordCache{ResponseWriter: w}
 		}
