@@ -28,19 +28,21 @@ type answerCache struct {
 	bytes   int
 }
 
-// cachedAnswer is one encoded answer and when it stops holding (Unix nanoseconds).
+// cachedAnswer is one encoded answer, its Content-Length value, and when it stops holding
+// (Unix nanoseconds).
 type cachedAnswer struct {
-	body  []byte
-	until int64
+	body   []byte
+	length []string
+	until  int64
 }
 
 // get returns the answer to query from ix at now, if one is kept.
-func (a *answerCache) get(ix *index, query string, now time.Time) ([]byte, bool) {
+func (a *answerCache) get(ix *index, query string, now time.Time) (cachedAnswer, bool) {
 	a.mu.RLock()
 	e, ok := a.answers[query]
 	ok = ok && a.ix == ix && now.UnixNano() < e.until
 	a.mu.RUnlock()
-	return e.body, ok
+	return e, ok
 }
 
 // answerKey is what a kept answer was asked with: the index, the raw query string, the clock.
@@ -67,7 +69,7 @@ func (a *answerCache) put(k answerKey, cs []capture, body []byte) {
 		a.ix, a.answers, a.bytes = ix, make(map[string]cachedAnswer), 0
 	}
 	if _, ok := a.answers[query]; !ok {
-		a.answers[query] = cachedAnswer{body: body, until: until}
+		a.answers[query] = cachedAnswer{body: body, length: []string{strconv.Itoa(len(body))}, until: until}
 		a.bytes += len(body)
 	}
 }
@@ -84,11 +86,11 @@ func answerUntil(cs []capture, now time.Time) int64 {
 	return until
 }
 
-// writeAnswer answers 200 with a kept answer, as writeCaptures writes one.
-func writeAnswer(w http.ResponseWriter, body []byte) {
+// write answers 200 with the kept answer, as writeCaptures writes one.
+func (e cachedAnswer) write(w http.ResponseWriter) {
 	h := w.Header()
 	h["Content-Type"] = jsonType
-	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Content-Length"] = e.length // shared, like jsonType: net/http only reads it
 	w.WriteHeader(http.StatusOK)
-	w.Write(body)
+	w.Write(e.body)
 }

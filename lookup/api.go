@@ -164,8 +164,8 @@ func (q query) matcher() matcher {
 // handleCaptures answers GET /api/v1/captures.
 func (s *Server) handleCaptures(w http.ResponseWriter, r *http.Request) {
 	ix, now := s.ix.Load(), s.now()
-	if body, ok := s.answers.get(ix, r.URL.RawQuery, now); ok {
-		writeAnswer(w, body)
+	if a, ok := s.answers.get(ix, r.URL.RawQuery, now); ok {
+		a.write(w)
 		return
 	}
 	q, err := parseQuery(r)
