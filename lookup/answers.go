@@ -1,6 +1,7 @@
 package lookup
 
 import (
+	"bytes"
 	"math"
 	"net/http"
 	"strconv"
@@ -9,11 +10,14 @@ import (
 )
 
 // Bounds of the answer cache: what an answer may weigh to be kept, and what all of them together
-// may. Past either bound the cache starts again empty: memory stays bounded whatever is asked.
+// may. Once full, one new answer in answersAdmit takes the place of arbitrary kept ones: memory
+// stays bounded whatever is asked, and answers asked once (a crawl of the whole archive) do not
+// churn the cache, while one asked often soon gets in.
 const (
 	answerMaxBytes  = 16 << 10
 	answersMaxBytes = 8 << 20
 	answersMax      = 8192
+	answersAdmit    = 8
 )
 
 // answerCache keeps the encoded 200 answers of exact captures queries of one index, by raw
@@ -26,6 +30,7 @@ type answerCache struct {
 	ix      *index // the index the answers were read from
 	answers map[string]cachedAnswer
 	bytes   int
+	refused int // answers not kept since the cache was full
 }
 
 // cachedAnswer is one encoded answer, its Content-Length value, and when it stops holding
@@ -62,16 +67,32 @@ func (a *answerCache) put(k answerKey, cs []capture, body []byte) {
 	if until <= now.UnixNano() {
 		return
 	}
-	body = append([]byte(nil), body...)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.ix != ix || len(a.answers) >= answersMax || a.bytes+len(body) > answersMaxBytes {
-		a.ix, a.answers, a.bytes = ix, make(map[string]cachedAnswer), 0
+	if a.ix != ix {
+		a.ix, a.answers, a.bytes, a.refused = ix, make(map[string]cachedAnswer), 0, 0
 	}
-	if _, ok := a.answers[query]; !ok {
-		a.answers[query] = cachedAnswer{body: body, length: []string{strconv.Itoa(len(body))}, until: until}
-		a.bytes += len(body)
+	if _, ok := a.answers[query]; ok {
+		return
 	}
+	if a.full(len(body)) {
+		if a.refused++; a.refused%answersAdmit != 0 {
+			return
+		}
+		for q, e := range a.answers { // in no particular order: arbitrary answers
+			delete(a.answers, q)
+			if a.bytes -= len(e.body); !a.full(len(body)) {
+				break
+			}
+		}
+	}
+	a.answers[query] = cachedAnswer{body: bytes.Clone(body), length: []string{strconv.Itoa(len(body))}, until: until}
+	a.bytes += len(body)
+}
+
+// full reports whether an answer of n more bytes exceeds the cache's bounds.
+func (a *answerCache) full(n int) bool {
+	return len(a.answers) >= answersMax || a.bytes+n > answersMaxBytes
 }
 
 // answerUntil is when an answer over cs, marked at now (markDue), stops holding: the earliest

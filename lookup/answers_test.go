@@ -1,6 +1,7 @@
 package lookup
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -85,4 +86,25 @@ func httptestBody(s *Server, target string) string {
 	rec := httptest.NewRecorder()
 	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
 	return rec.Body.String()
+}
+
+// TestAnswerCacheBounds fills the cache past its bounds: it stays within them, and keeps taking
+// in some new answers.
+func TestAnswerCacheBounds(t *testing.T) {
+	t.Parallel()
+	ix := &index{}
+	for _, size := range []int{100, 4 << 10} {
+		var a answerCache
+		body := make([]byte, size)
+		for i := range 3 * answersMax {
+			a.put(answerKey{ix, fmt.Sprint("url=", i), testNow}, nil, body)
+			if len(a.answers) > answersMax || a.bytes > answersMaxBytes {
+				t.Fatalf("size %d, after %d answers: %d kept, %d bytes", size, i+1, len(a.answers), a.bytes)
+			}
+		}
+		// The last answer put is the answersAdmit-th refused since the cache was full, at both sizes.
+		if _, ok := a.get(ix, fmt.Sprint("url=", 3*answersMax-1), testNow); !ok {
+			t.Errorf("size %d: the last admitted answer is not kept", size)
+		}
+	}
 }
