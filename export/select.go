@@ -91,9 +91,10 @@ func Select(ctx context.Context, fsys fs.FS, f Filter) (*Selection, error) {
 	return s, nil
 }
 
-// released reads every released capture of the public directory, in shard order then file order.
+// released reads every released capture of the public directory (public.Captures), in shard
+// order then file order.
 func released(ctx context.Context, fsys fs.FS) ([]Capture, error) {
-	names, err := public.CDXJFiles(fsys)
+	lines, err := public.Captures(fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -108,35 +109,24 @@ func released(ctx context.Context, fsys fs.FS) ([]Capture, error) {
 		return nil, err
 	}
 	var all []Capture
-	seen := map[string]bool{}
-	for _, name := range names {
-		if !strings.HasPrefix(name, layout.ShardsDir+"/") {
-			continue // tombstones: nothing released there
-		}
-		err := public.ReadCDXJ(fsys, name, func(l public.Line) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if l.State != public.StateReleased || seen[l.ID] {
-				return nil
-			}
-			seen[l.ID] = true
-			var more []public.Location
-			for _, loc := range []*public.Location{logged[l.ID].Request, logged[l.ID].Metadata} {
-				if loc != nil {
-					more = append(more, *loc)
-				}
-			}
-			c, err := NewCapture(l, more...)
-			if err != nil {
-				return fmt.Errorf("public/%s: %w", name, err)
-			}
-			all = append(all, c)
-			return nil
-		})
-		if err != nil {
+	for _, l := range lines {
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if l.State != public.StateReleased {
+			continue // still under embargo: a tombstone is all there is
+		}
+		var more []public.Location
+		for _, loc := range []*public.Location{logged[l.ID].Request, logged[l.ID].Metadata} {
+			if loc != nil {
+				more = append(more, *loc)
+			}
+		}
+		c, err := NewCapture(l, more...)
+		if err != nil {
+			return nil, fmt.Errorf("public/%s: %w", public.PathOf(l.Filename), err)
+		}
+		all = append(all, c)
 	}
 	slices.SortStableFunc(all, func(a, b Capture) int {
 		return cmp.Or(strings.Compare(a.Shard, b.Shard), cmp.Compare(a.Response.Offset, b.Response.Offset))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
@@ -17,25 +16,17 @@ import (
 // capture with a released CDXJ line becomes released at that location, one with only a tombstone
 // line becomes tombstoned. States are never lowered. It returns how many captures it marked.
 func Restore(ctx context.Context, dataDir string, timeout time.Duration) (int, error) {
-	fsys := os.DirFS(layout.Public(dataDir))
-	names, err := public.CDXJFiles(fsys)
+	lines, err := public.Captures(os.DirFS(layout.Public(dataDir)))
 	if err != nil {
 		return 0, err
 	}
-	marked := map[string]store.Mark{}
-	for _, name := range names {
-		state := store.Released
-		if strings.HasPrefix(name, layout.TombstonesDir+"/") {
-			state = store.Tombstoned
+	marked := make(map[string]store.Mark, len(lines))
+	for _, l := range lines {
+		state := store.Tombstoned
+		if l.State == public.StateReleased {
+			state = store.Released
 		}
-		if err := public.ReadCDXJ(fsys, name, func(l public.Line) error {
-			if state >= marked[l.ID].State {
-				marked[l.ID] = store.Mark{ID: l.ID, State: state, Public: store.Location{File: public.PathOf(l.Filename), Offset: l.Offset, Length: l.Length}}
-			}
-			return nil
-		}); err != nil {
-			return 0, err
-		}
+		marked[l.ID] = store.Mark{ID: l.ID, State: state, Public: store.Location{File: public.PathOf(l.Filename), Offset: l.Offset, Length: l.Length}}
 	}
 	ix, err := store.OpenIndex(layout.Index(dataDir), timeout)
 	if err != nil {
