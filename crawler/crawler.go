@@ -333,7 +333,7 @@ func (c *Crawl) resume(ctx context.Context, a Archive) ([]item, error) {
 				continue
 			}
 		}
-		if it.Kind == kindRequisite && it.ViaID == "" && it.Via != "" {
+		if it.requisite() && it.ViaID == "" && it.Via != "" {
 			id, err := a.Captured(ctx, it.Via, it.ViaTime)
 			if err != nil {
 				return nil, fmt.Errorf("resume: %w", err)

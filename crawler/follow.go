@@ -18,8 +18,10 @@ const (
 )
 
 // follow returns what the capture x of it leads to and was not seen yet: pages (links in the
-// scope and depth, redirects, sitemap entries) and requisites (embedded resources outside
-// them, queued once x is sealed), and the outlinks recorded with x.
+// scope and depth, redirects, sitemap entries) and what x embeds (requisites outside them and
+// embedded pages inside, queued once x is sealed, so that they carry its capture id), and the
+// outlinks recorded with x. A URL x both links and embeds is one embedded reference
+// (extract merges them), so it waits for x (docs/rules.md#d27).
 func (c *Crawl) follow(u *url.URL, it item, x *exchange) (pages, reqs []item, outlinks []string) {
 	if x.Status >= 200 && x.Status < 300 {
 		switch {
@@ -70,26 +72,32 @@ func (c *Crawl) parse(u *url.URL, it item, x *exchange, what string, read func(*
 	return refs
 }
 
-// sort splits what a page or stylesheet refers to. A link, or an embedded resource, in the
-// scope and within MaxDepth is a page one level deeper. Another embedded resource is a
-// requisite of it (unless NoRequisites or an exclude pattern forbids it), from any http(s)
-// origin: one hop deep, a stylesheet's own references a hop further. What a requisite
-// stylesheet refers to is a requisite too.
+// sort splits what a page or stylesheet refers to. A link in the scope and within MaxDepth
+// is a page one level deeper. An embedded resource there is such a page too, embedded: it is
+// crawled as a page (depth counted, its links followed when it is HTML, whatever NoRequisites
+// says) but sealed as a requisite of it, so that it waits for it (docs/rules.md#d27); it is
+// returned with the requisites. Another embedded resource is a requisite of it (unless
+// NoRequisites or an exclude pattern forbids it), from any http(s) origin: one hop deep, a
+// stylesheet's own references a hop further. What a requisite stylesheet refers to is a
+// requisite too.
 func (c *Crawl) sort(it item, at time.Time, refs []extract.Ref) (pages, reqs []item) {
 	deeper := c.cfg.MaxDepth == 0 || it.Depth < c.cfg.MaxDepth
-	dropped := 0
+	n, dropped := 0, 0 // requisites kept and dropped (embedded pages aside)
 	for _, r := range refs {
 		lu, err := url.Parse(r.URL)
 		if err != nil {
 			continue
 		}
 		switch {
+		case it.Kind == kindPage && deeper && c.inScope(lu) && r.Embed:
+			reqs = append(reqs, item{URL: r.URL, Depth: it.Depth + 1, Via: it.URL, ViaTime: at, Embedded: true})
 		case it.Kind == kindPage && deeper && c.inScope(lu):
 			pages = append(pages, item{URL: r.URL, Depth: it.Depth + 1})
 		case !r.Embed || c.cfg.NoRequisites || c.scope.excluded(lu):
-		case len(reqs) >= maxRequisites:
+		case n >= maxRequisites:
 			dropped++
 		default:
+			n++
 			hops := 1
 			if it.Kind == kindRequisite {
 				hops = it.Hops + 1
@@ -103,8 +111,9 @@ func (c *Crawl) sort(it item, at time.Time, refs []extract.Ref) (pages, reqs []i
 	return pages, reqs
 }
 
-// redirect returns the item a 3xx response leads to: a page's target when it is in the scope,
-// a requisite's or a sitemap's wherever it is (unless excluded), with the same provenance.
+// redirect returns the item a 3xx response leads to: a page's target when it is in the scope
+// (an embedded page's stays embedded by the same page), a requisite's or a sitemap's wherever
+// it is (unless excluded), with the same provenance.
 func (c *Crawl) redirect(u *url.URL, it item, x *exchange) (item, bool) {
 	loc := x.Header.Get("Location")
 	if x.Status < 300 || x.Status >= 400 || loc == "" {

@@ -21,10 +21,11 @@ type item struct {
 	Redirects int // consecutive redirects that led here
 	Kind      kind
 	Hops      int       // a requisite: embeds followed from its page (1 for the page's own); a sitemap: index files followed
-	Via       string    // a requisite: the page or stylesheet that embeds it; a page: the sitemap that listed it
-	ViaTime   time.Time // a requisite: when Via was captured, to find its record id on resume
-	ViaID     string    // a requisite: the capture id of Via, once it is sealed
+	Via       string    // a requisite or an embedded page: the page or stylesheet that embeds it; another page: the sitemap that listed it
+	ViaTime   time.Time // a requisite or an embedded page: when Via was captured, to find its record id on resume
+	ViaID     string    // a requisite or an embedded page: the capture id of Via, once it is sealed
 	Lastmod   string    // a page listed in a sitemap: its lastmod there, as written
+	Embedded  bool      // a page embedded by Via (an in-scope embed): crawled as a page, sealed as Via's requisite (docs/rules.md#d27)
 	load      *loading  // a crawl with a browser: the visit the browser may wait for (not persisted)
 }
 
@@ -39,8 +40,12 @@ const (
 
 // extended reports whether an item carries more than URL, depth and redirects.
 func (it item) extended() bool {
-	return it.Kind != kindPage || it.Hops != 0 || it.Via != "" || it.ViaID != "" || it.Lastmod != "" || !it.ViaTime.IsZero()
+	return it.Kind != kindPage || it.Hops != 0 || it.Via != "" || it.ViaID != "" || it.Lastmod != "" || !it.ViaTime.IsZero() || it.Embedded
 }
+
+// requisite reports whether the item is sealed as a requisite of Via: a requisite, or a page
+// it embeds in the scope (docs/rules.md#d27).
+func (it item) requisite() bool { return it.Kind == kindRequisite || it.Embedded }
 
 // urlState is where a URL stands in the persisted frontier.
 type urlState byte
@@ -146,7 +151,8 @@ func seedsKey(seeds []string) string {
 }
 
 // encodeItem is a URL's persisted value: state, depth, redirects, (sealing) the capture time,
-// then, for an item that has them, kind, hops, via, its capture time and id, and lastmod.
+// then, for an item that has them, kind, hops, via, its capture time and id, lastmod and
+// (one byte, 1, for an embedded page; absent in frontiers written before it) embedded.
 func encodeItem(it item, st urlState, at time.Time) []byte {
 	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+8)
 	b = append(b, byte(st))
@@ -166,6 +172,9 @@ func encodeItem(it item, st urlState, at time.Time) []byte {
 		b = binary.BigEndian.AppendUint64(b, uint64(vt))
 		b = appendString(b, it.ViaID)
 		b = appendString(b, it.Lastmod)
+		if it.Embedded {
+			b = append(b, 1)
+		}
 	}
 	return b
 }
@@ -205,7 +214,10 @@ func decodeExtension(it *item, v []byte) {
 	if it.ViaID, v, ok = readString(v); !ok {
 		return
 	}
-	it.Lastmod, _, _ = readString(v)
+	if it.Lastmod, v, ok = readString(v); !ok {
+		return
+	}
+	it.Embedded = len(v) > 0 && v[0] == 1
 }
 
 func decodeItem(k, v []byte) (item, urlState, time.Time) {

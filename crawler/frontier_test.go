@@ -93,6 +93,8 @@ func TestItemEncoding(t *testing.T) {
 		{"requisite sealing", item{URL: "u", Kind: kindRequisite, Hops: 1, Via: "http://a.example/", ViaTime: at}, sealing},
 		{"sitemap", item{URL: "u", Kind: kindSitemap, Hops: 1}, done},
 		{"page from a sitemap", item{URL: "u", Depth: 1, Via: "http://a.example/sitemap.xml", Lastmod: "2026-11-01"}, skipped},
+		{"embedded page", item{URL: "u", Depth: 2, Via: "http://a.example/", ViaTime: at, Embedded: true}, pending},
+		{"embedded page sealing", item{URL: "u", Depth: 1, Via: "http://a.example/s.css", ViaTime: at, ViaID: "<urn:uuid:x>", Embedded: true}, sealing},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,6 +106,13 @@ func TestItemEncoding(t *testing.T) {
 			got, st, gotAt := decodeItem([]byte(tc.it.URL), b)
 			if got != tc.it || st != tc.st || tc.st == sealing && !gotAt.Equal(at) {
 				t.Fatalf("decoded %+v %v %v\nwant    %+v %v", got, st, gotAt, tc.it, tc.st)
+			}
+			if tc.it.Embedded { // without its last byte, the form frontiers held before it: not embedded
+				old := tc.it
+				old.Embedded = false
+				if got, _, _ := decodeItem([]byte(tc.it.URL), b[:len(b)-1]); got != old {
+					t.Errorf("old form decoded %+v, want %+v", got, old)
+				}
 			}
 			for n := range b { // a cut value decodes without panicking
 				decodeItem([]byte("u"), b[:n])

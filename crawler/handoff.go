@@ -83,8 +83,11 @@ func (c *Crawl) handOff(foreign []item) {
 				continue
 			}
 			e := outEntry{Entry: handoff.Entry{URL: it.URL, Kind: handoff.KindPage, Depth: it.Depth, From: h.Node}}
-			if it.Kind == kindRequisite {
+			switch {
+			case it.Kind == kindRequisite:
 				e.Kind, e.Hops, e.RequisiteOf, e.RequisiteOfID, e.ViaTime = handoff.KindRequisite, it.Hops, it.Via, it.ViaID, it.ViaTime
+			case it.Embedded: // a page that waits for the page embedding it (docs/rules.md#d27)
+				e.RequisiteOf, e.RequisiteOfID, e.ViaTime = it.Via, it.ViaID, it.ViaTime
 			}
 			v, _ := json.Marshal(e)
 			if err := b.Put(outKey(OriginPartition(u, c.cfg.Partition.N), it.URL), v); err != nil {
@@ -472,8 +475,12 @@ func (c *Crawl) consume(name string, entries []handoff.Entry) (int, error) {
 			continue
 		}
 		it := item{URL: e.URL, Depth: e.Depth}
-		if e.Kind == handoff.KindRequisite {
+		switch {
+		case e.Kind == handoff.KindRequisite:
 			it.Kind, it.Hops, it.Via, it.ViaID = kindRequisite, e.Hops, e.RequisiteOf, e.RequisiteOfID
+			releases[e.URL] = e.RequisiteOfReleaseAt
+		case e.RequisiteOf != "": // an embedded page (docs/rules.md#d27)
+			it.Via, it.ViaID, it.Embedded = e.RequisiteOf, e.RequisiteOfID, true
 			releases[e.URL] = e.RequisiteOfReleaseAt
 		}
 		items = append(items, it)

@@ -98,8 +98,10 @@ func TestCrawlRequisitesAcrossOrigins(t *testing.T) {
 			if p := page[0]; p.Period != embargo.None || p.RequisiteOf != "" || !slices.Contains(p.Outlinks, b.URL+"/page") {
 				t.Errorf("page: %+v, want no embargo, no requisite-of, b's link among its outlinks", p.Capture)
 			}
-			if local := caps[a.URL+"/local.png"]; len(local) != 1 || local[0].RequisiteOf != "" {
-				t.Errorf("a's own image %+v: want a page of the scope, not a requisite", local)
+			// a's own image is a page of the scope (not counted as a requisite), sealed with its
+			// page's provenance (docs/rules.md#d27).
+			if local := caps[a.URL+"/local.png"]; len(local) != 1 || local[0].RequisiteOf != a.URL+"/" || local[0].RequisiteOfID != page[0].Entry.ID {
+				t.Errorf("a's own image %+v: want a page of the scope, requisite of %s", local, a.URL+"/")
 			}
 			if sum.Requisites != 3 || sum.Pages != 5 || sum.Disallowed != 2 || sum.Embargoed[embargo.Month] != 3 || len(sum.Errors) != 0 {
 				t.Errorf("summary %+v, want 5 pages of which 3 requisites under a month's embargo, 2 disallowed", sum)

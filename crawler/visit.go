@@ -111,10 +111,10 @@ func (c *Crawl) visit(o *originState, it item) {
 		UsageHeader: lines, UsageRobots: d.ContentUsage, Usage: aipref.Combine(hp, d.Usage()).Expressions(),
 		Outlinks: links, LoadedBy: it.load.loadedBy(),
 	}
-	switch it.Kind {
-	case kindRequisite:
+	switch {
+	case it.requisite():
 		capture.RequisiteOf, capture.RequisiteOfID = it.Via, it.ViaID
-	case kindPage:
+	case it.Kind == kindPage:
 		capture.Sitemap, capture.SitemapLastmod = it.Via, it.Lastmod
 	}
 	size := int64(len(x.Response))

@@ -25,6 +25,7 @@ import (
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/surt"
 	"github.com/archivectl/archivectl/public"
+	"github.com/archivectl/archivectl/store"
 )
 
 // TestEndToEnd drives the built binary through crawl → release at several --now → serve → API
@@ -52,6 +53,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// What the archive must make of each capture, computed from the server side alone.
 	want := expectedReleases(t, site, reqs)
+	withheldFor(t, data, want)
 	if len(want) < 20 {
 		t.Fatalf("only %d captures expected from the request log; the crawl did not get far", len(want))
 	}
@@ -76,6 +78,10 @@ func TestEndToEnd(t *testing.T) {
 				due := !w.releaseAt.After(now)
 				got, ok := seen[u]
 				switch {
+				case w.withheld && !due: // no tombstone, no access rule: nothing names it (docs/rules.md#d27)
+					if ok {
+						t.Errorf("%s: %s at %s, want nothing public: withheld for its page until %s", u, got.State, now.Format(time.RFC3339), w.releaseAt.Format(time.RFC3339))
+					}
 				case !ok:
 					t.Errorf("%s: nothing public, want a %s", u, map[bool]string{true: "release", false: "tombstone"}[due])
 				case due && got.State != public.StateReleased:
@@ -83,8 +89,8 @@ func TestEndToEnd(t *testing.T) {
 				case !due && got.State != public.StateTombstone:
 					t.Errorf("%s: %s at %s, want a tombstone until %s", u, got.State, now.Format(time.RFC3339), w.releaseAt.Format(time.RFC3339))
 				}
-				if key, _ := surt.Key(u); blocked[key] == due {
-					t.Errorf("%s: pywb's access rules block it: %v; want %v (release at %s)", u, blocked[key], !due, w.releaseAt.Format(time.RFC3339))
+				if key, _ := surt.Key(u); blocked[key] == (due || w.withheld) {
+					t.Errorf("%s: pywb's access rules block it: %v; want %v (release at %s)", u, blocked[key], !due && !w.withheld, w.releaseAt.Format(time.RFC3339))
 				}
 				if w.marker == "" {
 					continue
@@ -115,6 +121,36 @@ type expected struct {
 	releaseAt time.Time
 	marker    string
 	status    int
+	withheld  bool // sealed for the page embedding it (docs/rules.md#d27): no tombstone before its release
+}
+
+// withheldFor marks the captures of want the store withheld for the page embedding them, and
+// takes their release time from the index: the later of their own and that page's
+// (docs/rules.md#d27).
+func withheldFor(t *testing.T, data string, want map[string]expected) {
+	t.Helper()
+	ix, err := store.OpenIndex(layout.Index(data), 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	err = ix.Each(func(e store.Entry) error {
+		if w, ok := want[e.URL]; ok && e.EmbargoSource == store.SourceRequisite {
+			if e.ReleaseAt.Before(w.releaseAt.Add(-time.Second)) { // the model counts from the request's start, the store from its capture time
+				t.Errorf("%s: withheld until %s, before its own release time %s", e.URL, e.ReleaseAt, w.releaseAt)
+			}
+			w.withheld, w.releaseAt = true, e.ReleaseAt
+			want[e.URL] = w
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Errorf("no capture withheld for its page: the demo web's embedded images and stylesheets should be")
+	}
 }
 
 // expectedReleases derives each capture's release time from the server's log and site data:
@@ -288,8 +324,11 @@ func checkAPI(t *testing.T, addr string, want map[string]expected, now time.Time
 		w := want[u]
 		for {
 			wantState := "embargoed"
-			if !w.releaseAt.After(now) {
+			switch {
+			case !w.releaseAt.After(now):
 				wantState = "released"
+			case w.withheld:
+				wantState = "status 404" // withheld for its page: not named (docs/rules.md#d27)
 			}
 			state, body := apiState(t, client, addr, u)
 			if state == wantState {

@@ -48,6 +48,7 @@ func TestPublicTruth(t *testing.T) {
 	}
 	mustRun(t, exe, "crawl", "--data", data, "--delay", "0s", seeds)
 	want := expectedReleases(t, site, site.Requests())
+	withheldFor(t, data, want)
 	if len(want) < 20 {
 		t.Fatalf("only %d captures expected; the crawl did not get far", len(want))
 	}
@@ -114,6 +115,10 @@ func checkTruth(t *testing.T, exe, data string, want map[string]expected, now, c
 		due := !isReleased && !w.releaseAt.After(clock)
 		if got := lines[u]; (got.State == public.StateReleased) != isReleased {
 			t.Fatalf("%s: the public CDXJ says %s after the pass at %s; want released %v", u, got.State, now, isReleased)
+		}
+		if w.withheld && !isReleased {
+			checkWithheld(t, base, u)
+			continue
 		}
 		state, recordCode := "embargoed", http.StatusUnavailableForLegalReasons
 		if isReleased {
@@ -194,6 +199,27 @@ func checkTruth(t *testing.T, exe, data string, want map[string]expected, now, c
 		t.Errorf("state.json %s: want last_pass %s, ahead_of_clock %v", b, now.Format(time.RFC3339), ahead)
 	}
 	return dueByDay
+}
+
+// checkWithheld checks that no view names u, a capture withheld for its page before its release:
+// no tombstone, no record, no prefix line (docs/rules.md#d27).
+func checkWithheld(t *testing.T, base, u string) {
+	t.Helper()
+	if code, body := fetch(t, base+"/api/v1/captures?url="+url.QueryEscape(u)); code != http.StatusNotFound {
+		t.Errorf("%s, withheld: captures status %d, want 404: %.200s", u, code, body)
+	}
+	var ans struct {
+		Captures []struct {
+			URL string `json:"url"`
+		} `json:"captures"`
+	}
+	code, body := fetch(t, base+"/api/v1/captures?matchType=prefix&limit=1&url="+url.QueryEscape(u))
+	if err := json.Unmarshal(body, &ans); code != http.StatusOK || err != nil || len(ans.Captures) > 0 && ans.Captures[0].URL == u {
+		t.Errorf("%s, withheld: prefix answer %d names it: %.200s", u, code, body)
+	}
+	if code, body := fetch(t, base+"/api/v1/record?url="+url.QueryEscape(u)); code != http.StatusNotFound {
+		t.Errorf("%s, withheld: record status %d, want 404: %.200s", u, code, body)
+	}
 }
 
 // fetch GETs u and returns the status and body.

@@ -47,7 +47,7 @@ const (
 // Kinds of Entry.
 const (
 	KindRequisite = "requisite" // embedded by a page or stylesheet of the writer's
-	KindPage      = "page"      // a link in a scope wider than an origin
+	KindPage      = "page"      // in a scope wider than an origin: a link, or an embed (with RequisiteOf)
 )
 
 // Entry is one URL handed to its owner, with where it was found.
@@ -56,7 +56,7 @@ type Entry struct {
 	Kind          string `json:"kind"`                      // KindRequisite or KindPage
 	Depth         int    `json:"depth,omitempty"`           // links followed from a seed
 	Hops          int    `json:"hops,omitempty"`            // a requisite: embeds followed from its page
-	RequisiteOf   string `json:"requisite_of,omitempty"`    // the embedding page or stylesheet, on the writer's node
+	RequisiteOf   string `json:"requisite_of,omitempty"`    // the embedding page or stylesheet, on the writer's node (a page: when embedded)
 	RequisiteOfID string `json:"requisite_of_id,omitempty"` // its capture id there, when it was sealed
 	// When the embedding page becomes public there (or a bound of it): the requisite is withheld
 	// until then, since its URL was read from the page's body (docs/rules.md#d27).
@@ -107,8 +107,8 @@ func Decode(b []byte) ([]Entry, error) {
 			return nil, fmt.Errorf("line %d: kind %q: want %q or %q", n, e.Kind, KindRequisite, KindPage)
 		case e.Depth < 0 || e.Hops < 0:
 			return nil, fmt.Errorf("line %d: negative depth or hops", n)
-		case e.Kind == KindRequisite && e.RequisiteOf != "" && e.RequisiteOfReleaseAt.IsZero():
-			return nil, fmt.Errorf("line %d: a requisite without its page's release time (requisite_of_release_at)", n)
+		case e.RequisiteOf != "" && e.RequisiteOfReleaseAt.IsZero():
+			return nil, fmt.Errorf("line %d: a %s embedded without its page's release time (requisite_of_release_at)", n, e.Kind)
 		}
 		out = append(out, e)
 	}

@@ -34,6 +34,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"not http", `{"url":"file:///etc/passwd","kind":"page","from":"n"}`, "not an http(s) URL"},
 		{"unknown kind", `{"url":"http://a/","kind":"robots","from":"n"}`, `kind "robots"`},
 		{"requisite without its page's release time", `{"url":"http://a/","kind":"requisite","requisite_of":"http://p/","from":"n"}`, "requisite_of_release_at"},
+		{"embedded page without its page's release time", `{"url":"http://a/i.png","kind":"page","requisite_of":"http://p/","from":"n"}`, "requisite_of_release_at"},
 		{"negative depth", `{"url":"http://a/","kind":"page","depth":-1,"from":"n"}`, "negative"},
 		{"second line bad", "{\"url\":\"http://a/\",\"kind\":\"page\",\"from\":\"n\"}\n{\n", "line 2"},
 	}

@@ -428,9 +428,9 @@ func treeDigest(t *testing.T, dir string) string {
 }
 
 // TestNoEarlyPublicationRequisites is the leak property over crawled page requisites: random
-// page origins embed images and stylesheets from random shared CDN origins, whose stylesheets
-// pull fonts and images from others, every origin with a random robots.txt (none, w, m, q, a
-// disallowed path, 503) and random Archive-Embargo response fields and Last-Modified values.
+// page origins embed images and stylesheets from random shared CDN origins (in half the webs,
+// from each other too: embeds in the scope), whose stylesheets pull fonts and images from
+// others, every origin with a random robots.txt (none, w, m, q, a disallowed path, 503) and random Archive-Embargo response fields and Last-Modified values.
 // The real crawler and store archive it; every capture must carry its own origin's embargo
 // (never its page's); nothing disallowed or on an unreachable origin is requested; then release
 // passes at random and adversarial instants must never publish a body before its time
@@ -640,6 +640,17 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 		}
 		return fmt.Sprintf("%s/%d-%s%08d.%s", dir, n, slugPrefix, n, ext)
 	}
+	// With inScope, a third of the embeds are on another page origin, a seed's, so in the scope:
+	// crawled as pages, yet withheld for their page like any requisite (docs/rules.md#d27). Its
+	// own stream keeps the rest of each seed's web as it was.
+	rngScope := rand.New(rand.NewPCG(seed, 3))
+	inScope := rngScope.IntN(2) == 0
+	host := func(cdn *webOrigin) *webOrigin {
+		if inScope && rngScope.IntN(3) == 0 {
+			return pageOrigins[rngScope.IntN(len(pageOrigins))]
+		}
+		return cdn
+	}
 	for _, po := range pageOrigins {
 		pagesHere := []string{"/"}
 		for range 1 + rng.IntN(3) {
@@ -652,7 +663,7 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 				page.links = pagesHere[1:]
 			}
 			for range 2 + rng.IntN(4) {
-				cdn := cdns[rng.IntN(len(cdns))]
+				cdn := host(cdns[rng.IntN(len(cdns))])
 				if rng.IntN(3) > 0 {
 					page.embeds = append(page.embeds, cdn.addResource(rng, path("/i", "png"), "img"))
 					continue
