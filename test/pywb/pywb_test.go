@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/cmd/archivectl/demoweb"
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 // TestREADMESetup crawls the demo web and, after each of the demo's release passes, exports the
@@ -35,10 +36,7 @@ func TestREADMESetup(t *testing.T) {
 	_, here, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(here), "..", "..")
 	dir := t.TempDir()
-	exe := filepath.Join(dir, "archivectl")
-	if out, err := exec.Command("go", "build", "-o", exe, filepath.Join(root, "cmd", "archivectl")).CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	exe := testkit.Archivectl(t)
 	run := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(exe, args...)
