@@ -3,7 +3,6 @@ package lookup
 import (
 	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -20,6 +19,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public"
 )
 
@@ -83,7 +83,7 @@ func readPageWACZ(t *testing.T, b []byte) *pageWACZ {
 	}
 	p.contains = func(needle []byte) bool {
 		for _, w := range p.warcs {
-			if bytes.Contains(gunzipAll(t, w), needle) {
+			if bytes.Contains(testkit.Gunzip(t, w), needle) {
 				return true
 			}
 		}
@@ -133,7 +133,7 @@ func TestPageWACZ(t *testing.T) {
 		if !ok || off+length > len(w) {
 			t.Fatalf("index line %v points outside the package's files", l)
 		}
-		rec := gunzipAll(t, w[off:off+length])
+		rec := testkit.Gunzip(t, w[off:off+length])
 		if !bytes.Contains(rec, []byte("WARC-Target-URI: "+l["url"]+"\r\n")) {
 			t.Errorf("the record at %s %s is not of %s", l["filename"], l["offset"], l["url"])
 		}
@@ -278,20 +278,6 @@ func atoi(t *testing.T, s string) int {
 		t.Fatalf("%q is not a number", s)
 	}
 	return n
-}
-
-// gunzipAll is the content of every gzip member of b, concatenated.
-func gunzipAll(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // BenchmarkPageWACZ measures a page's package over the crawled site: laid out afresh (the page's

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,6 +10,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public"
 )
 
@@ -75,7 +73,7 @@ func TestLongHeaderLine(t *testing.T) {
 	var whole bool
 	for _, name := range shards {
 		b, _ := os.ReadFile(name)
-		if strings.Contains(string(plainGzip(t, b)), "X-Big: "+big+"\r\n") {
+		if strings.Contains(string(testkit.Gunzip(t, b)), "X-Big: "+big+"\r\n") {
 			whole = true
 		}
 	}
@@ -94,18 +92,4 @@ func TestLongHeaderLine(t *testing.T) {
 	if code != http.StatusOK || len(ans.Captures) != 1 || ans.Captures[0].State != public.StateReleased {
 		t.Errorf("lookup: %d %+v, want 200 and one released capture\n%.500s", code, ans, body)
 	}
-}
-
-// plainGzip is every gzip member of b, decompressed.
-func plainGzip(t *testing.T, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
