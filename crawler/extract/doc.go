@@ -4,6 +4,7 @@
 // Every reference comes out resolved and in the crawler's canonical URL form (Canonical).
 //
 // The package is pure: it parses the bytes it is given, within fixed bounds (MaxParseBytes,
-// MaxLinks, the sitemaps.org limits), and does no I/O of its own, keeps no state and logs
-// nothing; deciding what to follow, and saying what a bound cut, is the crawler's.
+// MaxLinks, the sitemaps.org limits), and does no I/O of its own, keeps no state (but a pool of
+// gzip inflaters for reuse, gzipReaders) and logs nothing; deciding what to follow, and saying
+// what a bound cut, is the crawler's.
 package extract
