@@ -265,7 +265,7 @@ func toPage(c *capture, now time.Time) pageCapture {
 	if h := c.headers(); h != "" {
 		_ = json.Unmarshal([]byte(h), &p.Headers) // checked at load to be a JSON array; a bad one shows none
 	}
-	ts := time.Unix(0, c.time).UTC().Format("20060102150405")
+	ts := c.stamp()
 	if c.released {
 		p.State, p.Countdown = public.StateReleased, "released"
 		p.RecordLink = "/api/v1/record?url=" + url.QueryEscape(c.url()) + "&timestamp=" + ts

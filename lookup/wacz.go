@@ -322,7 +322,7 @@ func (s *Server) handleWACZ(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, fmt.Sprintf("the package of %s cannot be built (%v); run archivectl verify", c.url(), err))
 		return
 	}
-	stamp := time.Unix(0, c.time).UTC().Format("20060102150405")
+	stamp := c.stamp()
 	h := w.Header()
 	h.Set("Content-Type", "application/wacz")
 	h.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s.wacz"`, safeName(c.url()), stamp))
@@ -356,7 +356,7 @@ func safeName(u string) string {
 
 // waczLink is the path and query of the package of the released capture c.
 func waczLink(c *capture) string {
-	return "/api/v1/wacz?url=" + url.QueryEscape(c.url()) + "&timestamp=" + time.Unix(0, c.time).UTC().Format("20060102150405")
+	return "/api/v1/wacz?url=" + url.QueryEscape(c.url()) + "&timestamp=" + c.stamp()
 }
 
 // The ReplayWeb.page instance "Open as page" opens by default, and the Options.ReplayURL that
@@ -392,7 +392,7 @@ func (s *Server) replayLinks(r *http.Request, ix *index, key string, c *capture,
 	if base == "" {
 		base = DefaultReplayURL
 	}
-	ts := time.Unix(0, c.time).UTC().Format("20060102150405")
+	ts := c.stamp()
 	p.ReplayLink = base + "?source=" + url.QueryEscape(baseURL(r)+waczLink(c)) +
 		"#view=replay&url=" + url.QueryEscape(c.url()) + "&ts=" + ts
 	if !note {
