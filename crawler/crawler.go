@@ -1,6 +1,9 @@
 // Package crawler crawls seed origins politely into an archive: a persisted frontier,
 // one request in flight per origin with delays and back-off, robots.txt decisions on every
-// URL, raw exchanges recorded for WARC, links followed inside the seeds' origins. The caller
+// URL, raw exchanges recorded for WARC, links followed inside the seeds' origins. With a browser
+// (Config.Browser, package browser) pages are rendered and every request the page makes is a
+// visit of its own origin (browse.go); with a hand-off (Config.HandOff, package handoff) the URLs
+// of other partitions' origins go to their nodes through a shared store (handoff.go). The caller
 // opens the archive (the sealed store) and draws any progress display.
 package crawler
 
