@@ -7,7 +7,7 @@
 // Routes:
 //
 //	GET /api/v1/captures?url=URL[&matchType=exact|prefix&limit=N&cursor=C]   captures of a URL (or below a prefix)
-//	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed
+//	GET /api/v1/record?url=URL[&timestamp=T&format=warc|warc.gz|payload]     a released record, streamed; Range answered (ranges.go)
 //	GET /api/v1/wacz?url=URL[&timestamp=T]                                   a released page's WACZ package, for ReplayWeb.page (wacz.go)
 //	GET /api/v1/calendar                                                     upcoming releases per day
 //	GET /api/v1/releases?day=YYYY-MM-DD[&limit=N&cursor=C]                   the captures of one release day, paged (day.go)
