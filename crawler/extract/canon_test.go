@@ -43,7 +43,7 @@ func TestCanonical(t *testing.T) {
 				got = c.String()
 			}
 			if got != tc.want {
-				t.Fatalf("canonical(%q) = %q, want %q", tc.in, got, tc.want)
+				t.Fatalf("Canonical(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}

@@ -61,7 +61,7 @@ func TestIsCSS(t *testing.T) {
 				h.Set("Content-Type", tc.ct)
 			}
 			if got := IsCSS(h, &url.URL{Path: tc.path}); got != tc.want {
-				t.Fatalf("isCSS = %v, want %v", got, tc.want)
+				t.Fatalf("IsCSS = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -195,7 +195,7 @@ func TestIsHTML(t *testing.T) {
 				h.Set("Content-Type", tc.ct)
 			}
 			if got := IsHTML(h, []byte(tc.body)); got != tc.want {
-				t.Fatalf("isHTML = %v, want %v", got, tc.want)
+				t.Fatalf("IsHTML = %v, want %v", got, tc.want)
 			}
 		})
 	}
@@ -219,7 +219,7 @@ func FuzzExtractLinks(f *testing.F) {
 	})
 }
 
-// linksOf is the URLs extractRefs finds, whatever stopped it.
+// linksOf is the URLs HTML finds, whatever stopped it.
 func linksOf(base *url.URL, r io.Reader) []string {
 	refs, _, _ := HTML(base, r)
 	return URLs(refs)
