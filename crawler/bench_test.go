@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -98,7 +98,7 @@ func BenchmarkSealer(b *testing.B) {
 		s := newSealer(StoreArchive(st), fr, slog.New(slog.DiscardHandler))
 		go s.run()
 		b.StartTimer()
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), testkit.SelfCPU()
 		var wg sync.WaitGroup
 		for o := range 20 { // one submitter an origin, as the crawl's workers
 			wg.Go(func() {
@@ -116,17 +116,10 @@ func BenchmarkSealer(b *testing.B) {
 		wg.Wait()
 		s.close()
 		b.ReportMetric(float64(len(pages))/time.Since(start).Seconds(), "captures/s")
-		b.ReportMetric(float64(cpuTime()-cpu)/1e6/float64(len(pages)), "CPU-ms/capture")
+		b.ReportMetric(float64(testkit.SelfCPU()-cpu)/1e6/float64(len(pages)), "CPU-ms/capture")
 		b.StopTimer()
 		fr.close()
 		st.Close()
 		b.StartTimer()
 	}
-}
-
-// cpuTime is the CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

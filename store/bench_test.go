@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -50,18 +50,11 @@ func benchCaptures(pages [][]byte) []Capture {
 	return caps
 }
 
-// cpuTime is the CPU time (user + system) this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // reportCPU adds the CPU time per MB of raw input, a figure that a busy machine disturbs less
 // than wall time does.
 func reportCPU(b *testing.B, start time.Duration, bytes int64) {
 	mb := float64(bytes) * float64(b.N) / 1e6
-	b.ReportMetric(float64(cpuTime()-start)/1e6/mb, "cpu-ms/MB")
+	b.ReportMetric(float64(testkit.SelfCPU()-start)/1e6/mb, "cpu-ms/MB")
 }
 
 // BenchmarkWriter compares Seal (records built with both digests, gzip member per record, fsync,
@@ -95,7 +88,7 @@ func BenchmarkWriter(b *testing.B) {
 		b.SetBytes(rawTotal)
 		var out bytes.Buffer
 		gz, _ := gzip.NewWriterLevel(nil, gzip.DefaultCompression)
-		start := cpuTime()
+		start := testkit.SelfCPU()
 		defer func() { reportCPU(b, start, rawTotal) }()
 		for b.Loop() {
 			out.Reset()
@@ -111,7 +104,7 @@ func BenchmarkWriter(b *testing.B) {
 		s := openTestStore(b, b.TempDir(), Options{})
 		defer s.Close()
 		b.SetBytes(rawTotal)
-		start := cpuTime()
+		start := testkit.SelfCPU()
 		defer func() { reportCPU(b, start, rawTotal) }()
 		for b.Loop() {
 			ps := make([]*sealing, len(caps))
@@ -135,7 +128,7 @@ func BenchmarkWriter(b *testing.B) {
 			s := openTestStore(b, dir, Options{})
 			defer s.Close()
 			b.SetBytes(rawTotal)
-			start := cpuTime()
+			start := testkit.SelfCPU()
 			defer func() { reportCPU(b, start, rawTotal) }()
 			round := 0
 			for b.Loop() {
@@ -221,13 +214,13 @@ func writerVsGzip(b *testing.B, caps []Capture, batch int) {
 	defer s.Close()
 	var gzCPU, sealCPU []float64 // CPU time of each run, user + system, all goroutines
 	gzipOnce := func() time.Duration {
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), testkit.SelfCPU()
 		gz, _ := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
 		for _, r := range raws {
 			gz.Write(r)
 		}
 		gz.Close()
-		gzCPU = append(gzCPU, (cpuTime() - cpu).Seconds())
+		gzCPU = append(gzCPU, (testkit.SelfCPU() - cpu).Seconds())
 		return time.Since(start)
 	}
 	round := 0
@@ -237,13 +230,13 @@ func writerVsGzip(b *testing.B, caps []Capture, batch int) {
 		for j := range part {
 			part[j].URL = fmt.Sprintf("%s/%d", part[j].URL, round)
 		}
-		start, cpu := time.Now(), cpuTime()
+		start, cpu := time.Now(), testkit.SelfCPU()
 		for i := 0; i < len(part); i += batch {
 			if _, err := s.Seal(context.Background(), part[i:min(i+batch, len(part))]); err != nil {
 				b.Fatal(err)
 			}
 		}
-		sealCPU = append(sealCPU, (cpuTime() - cpu).Seconds())
+		sealCPU = append(sealCPU, (testkit.SelfCPU() - cpu).Seconds())
 		return time.Since(start)
 	}
 	var ratios, gzs, seals []float64

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 // BenchmarkHTML extracts the references of an article-like page as bench/crawl/site -article
@@ -22,22 +22,14 @@ func BenchmarkHTML(b *testing.B) {
 	base, _ := url.Parse("http://news.example/p/7")
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := testkit.SelfCPU()
 	for b.Loop() {
 		refs, _, err := HTML(base, bytes.NewReader(page))
 		if err != nil || len(refs) < 10 {
 			b.Fatalf("%d refs, %v", len(refs), err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// cpuTime is the CPU time (user + system) this process has used: a busy machine disturbs it
-// less than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(testkit.SelfCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkHTMLGzip is BenchmarkHTML with the page sent gzip-encoded, as bench/crawl/site
@@ -55,7 +47,7 @@ func BenchmarkHTMLGzip(b *testing.B) {
 	base, _ := url.Parse("http://news.example/p/7")
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := testkit.SelfCPU()
 	for b.Loop() {
 		r, ok := Decoded(h, z.Bytes())
 		if !ok {
@@ -66,5 +58,5 @@ func BenchmarkHTMLGzip(b *testing.B) {
 			b.Fatalf("%d refs, %v", len(refs), err)
 		}
 	}
-	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testkit.SelfCPU()-cpu)/float64(b.N), "cpu-ns/op")
 }

@@ -13,11 +13,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/objectstore"
 	"github.com/archivectl/archivectl/objectstore/mirror"
@@ -123,9 +123,9 @@ func TestFigures(t *testing.T) {
 				name string
 				h    http.Handler
 			}{{"local disk", local}, {"bucket", remote}} {
-				self0, weed0 := selfCPU(t), weedCPU(t, srv)
+				self0, weed0 := testkit.SelfCPU(), weedCPU(t, srv)
 				rps[i], p99[i] = load(t, side.h, kind, captures, 8, d)
-				self, weed := selfCPU(t)-self0, weedCPU(t, srv)-weed0
+				self, weed := testkit.SelfCPU()-self0, weedCPU(t, srv)-weed0
 				per := func(c time.Duration) string { return fmt.Sprintf("%.2f ms", c.Seconds()*1e3/(rps[i]*d.Seconds())) }
 				t.Logf("FIGURE lookup %s round %d, %s: %.0f req/s, p99 %s; CPU an answer: lookup and client %s, SeaweedFS %s",
 					kind, round, side.name, rps[i], p99[i].Round(10*time.Microsecond), per(self), per(weed))
@@ -139,15 +139,6 @@ func TestFigures(t *testing.T) {
 	// The goal is both at least 0.8: the figure is the lower of the two medians.
 	r, p := medianFloat(rpsRatio), medianFloat(p99Ratio)
 	t.Logf("records from the bucket: %.2fx local disk (medians of %d rounds: req/s %.2fx, p99 %.2fx as local p99 / bucket p99)", min(r, p), rounds, r, p)
-}
-
-// selfCPU is the processor time this process (the lookup and its load) has used.
-func selfCPU(t *testing.T) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // weedCPU is the processor time the SeaweedFS server has used.
