@@ -23,8 +23,12 @@ const maxTitle = 1000
 
 // isPage reports whether a capture is a page: a successful HTML response (or a revisit of one).
 func isPage(c *Capture) bool {
-	return c.Status >= 200 && c.Status < 300 && (c.Mime == "text/html" || c.Mime == "application/xhtml+xml")
+	return c.Status >= 200 && c.Status < 300 && IsHTML(c.Mime)
 }
+
+// IsHTML reports whether a capture's media type is that of a page: text/html or
+// application/xhtml+xml.
+func IsHTML(mime string) bool { return mime == "text/html" || mime == "application/xhtml+xml" }
 
 // page is one line of pages/pages.jsonl.
 type page struct {

@@ -129,7 +129,7 @@ func (s *Server) pageSet(ctx context.Context, ix *index, key string, c *capture)
 			}
 			near := nearest(ls, d.at)
 			switch {
-			case near == nil || isHTML(near.Mime):
+			case near == nil || export.IsHTML(near.Mime):
 			case near.State != public.StateReleased:
 				ps.embargoed++
 				if t, err := time.Parse(time.RFC3339Nano, near.ReleaseAt); err == nil && t.UnixNano() > ps.until {
@@ -156,9 +156,6 @@ func (s *Server) pageSet(ctx context.Context, ix *index, key string, c *capture)
 	}
 	return ps, nil
 }
-
-// isHTML reports whether a media type is that of a page.
-func isHTML(mime string) bool { return mime == "text/html" || mime == "application/xhtml+xml" }
 
 // nearest is the capture of lines closest in time to t (Unix nanoseconds), released before a
 // tombstone at the same distance; nil when there is none.
