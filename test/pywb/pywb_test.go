@@ -1,6 +1,7 @@
 // Package pywb checks the README's pywb setup with pywb's own index and access-control code: see
 // check.py. It runs when ARCHIVECTL_PYWB_SRC names a pywb source tree (github.com/webrecorder/pywb)
-// and python3 (with jinja2) and node are there; it skips otherwise.
+// and python3 (with the modules pywb's code needs: jinja2, six, werkzeug, requests, dateutil) and
+// node are there; it skips otherwise.
 package pywb
 
 import (
