@@ -12,10 +12,9 @@
 //	                                        due page released exactly once in the union of the nodes' latest
 //	                                        generations, every other one a tombstone and not one byte of its
 //	                                        body anywhere in the bucket; every image a home page embeds from
-//	                                        another node's origin released exactly once when both its own
-//	                                        and its page's embargo are over, and until then not even named
-//	                                        (withheld, no tombstone); one of the page's own node's origins
-//	                                        (in that crawl's scope: a page) under its own embargo
+//	                                        the next origin (its own node's or another's) released exactly
+//	                                        once when both its own and its page's embargo are over, and
+//	                                        until then not even named (withheld, no tombstone)
 //
 // It prints one line per problem and exits 1 if there is any.
 package main
@@ -252,12 +251,9 @@ func checkBucket(storeURL, dir string, nodes int, now, start, end time.Time) {
 	for i := range all {
 		img := image(all, i).String()
 		page, own := periods[i%len(periods)], periods[(i+1)%len(all)%len(periods)]
-		// An image of an origin of the page's own node is in that crawl's scope: a page of its
-		// own, under its own embargo. Another node's is a requisite handed to that node, withheld
-		// until its page is public as well (docs/rules.md#d27).
-		if crawler.OriginPartition(all[i], nodes) == crawler.OriginPartition(all[(i+1)%len(all)], nodes) {
-			page = 0
-		}
+		// Withheld until its page is public as well (docs/rules.md#d27): an image of an origin of
+		// the page's own node (in that crawl's scope: crawled as a page, with the page as its
+		// provenance) as much as another node's (a requisite handed to that node).
 		switch p := max(page, own); {
 		case !now.Before(end.Add(p)):
 			images++
