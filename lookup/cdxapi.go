@@ -165,7 +165,7 @@ func parseCDXQuery(r *http.Request) (cdxQuery, error) {
 		if err != nil || ts == "" {
 			return q, errors.New("sort=closest needs closest=TIMESTAMP (1 to 14 digits)")
 		}
-		t, err := time.Parse(ts14, ts)
+		t, err := time.Parse(public.Timestamp14, ts)
 		if err != nil {
 			return q, fmt.Errorf("closest %q is not a time: %w", v.Get("closest"), err)
 		}
@@ -251,9 +251,6 @@ func parseCDXQuery(r *http.Request) (cdxQuery, error) {
 	}
 	return q, nil
 }
-
-// ts14 is the layout of 14-digit timestamps.
-const ts14 = "20060102150405"
 
 // padTimestamp pads a timestamp of 1 to 14 digits with the rest of pad: from pads low
 // (10000101000000), to pads high (99991231235959), as pywb does. The result compares as a
@@ -348,7 +345,7 @@ func (r *cdxRow) fill(c *pubindex.Capture) {
 	r.time = t.Unix()
 	b := append(r.buf[:0], c.Key...)
 	r.end[fURLKey] = len(b)
-	b = t.AppendFormat(b, ts14)
+	b = t.AppendFormat(b, public.Timestamp14)
 	r.end[fTimestamp] = len(b)
 	b = append(b, f.URL...)
 	r.end[fOriginal] = len(b)

@@ -28,7 +28,7 @@ func cdxFixture(t testing.TB) *fixture {
 	n := 0
 	rel := func(u, at, mime string, status int, digest string) {
 		n++
-		tm, err := time.Parse(ts14, at)
+		tm, err := time.Parse(public.Timestamp14, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +281,7 @@ func TestCDXAnswersAsPublicCDXJ(t *testing.T) {
 				if c.released {
 					length = strconv.FormatInt(c.length, 10)
 				}
-				out = append(out, strings.Join([]string{c.key(), time.Unix(0, c.time).UTC().Format(ts14), c.url(), orDefault(mime, "-"),
+				out = append(out, strings.Join([]string{c.key(), time.Unix(0, c.time).UTC().Format(public.Timestamp14), c.url(), orDefault(mime, "-"),
 					strconv.Itoa(int(c.status)), c.digest(), length}, " "))
 			}
 			i = j

@@ -291,7 +291,7 @@ func entryID(kind feedKind, captureID string) string {
 // card is the lookup page's card of the capture's URL; record, its record.
 func (d feedDoc) card(e feedEntry) string { return d.base + "/?url=" + url.QueryEscape(e.url) }
 func (d feedDoc) record(e feedEntry) string {
-	return d.base + "/api/v1/record?url=" + url.QueryEscape(e.url) + "&timestamp=" + time.Unix(0, e.time).UTC().Format("20060102150405")
+	return d.base + recordPath(e.url, e.time)
 }
 
 // summary says what one entry is about, in one line of text.

@@ -36,8 +36,8 @@ func (c *capture) url() string     { return c.text[c.keyEnd:c.urlEnd] }
 func (c *capture) digest() string  { return c.text[c.urlEnd:c.digestEnd] }
 func (c *capture) headers() string { return c.text[c.digestEnd:] }
 
-// stamp is the capture's time as a 14-digit timestamp (ts14), the timestamp= of its links.
-func (c *capture) stamp() string { return time.Unix(0, c.time).UTC().Format(ts14) }
+// stamp is the capture's time as a 14-digit timestamp (public.Timestamp14), the timestamp= of its links.
+func (c *capture) stamp() string { return time.Unix(0, c.time).UTC().Format(public.Timestamp14) }
 
 // contentUsage is what the publisher stated, as written: the robots.txt rule(s), then the
 // header. A line from before the raw statements were published has only the combined list.

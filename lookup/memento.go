@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/public"
 )
 
 // Memento (RFC 7089; docs/formats.md#memento): a TimeGate at /timegate/URL, TimeMaps at
@@ -151,7 +152,7 @@ func baseURL(r *http.Request) string {
 
 // recordPath is the record API's URL of a capture: its memento.
 func recordPath(u string, t int64) string {
-	return "/api/v1/record?url=" + url.QueryEscape(u) + "&timestamp=" + time.Unix(0, t).UTC().Format(ts14)
+	return "/api/v1/record?url=" + url.QueryEscape(u) + "&timestamp=" + time.Unix(0, t).UTC().Format(public.Timestamp14)
 }
 
 // httpDate renders Unix nanoseconds as an HTTP-date (RFC 1123, GMT).
@@ -384,7 +385,7 @@ func recordLinks(w http.ResponseWriter, r *http.Request, cs []capture, c *captur
 // redirectClosest answers a record request whose timestamp matches no capture: 302 to the
 // released capture closest to it (as pywb does), or 451 when every capture is under embargo.
 func (s *Server) redirectClosest(w http.ResponseWriter, r *http.Request, q query, cs []capture, timestamp string) {
-	t, err := time.Parse(ts14, timestamp)
+	t, err := time.Parse(public.Timestamp14, timestamp)
 	if err != nil {
 		t, err = time.Parse(time.RFC3339Nano, timestamp)
 	}

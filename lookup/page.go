@@ -266,10 +266,9 @@ func toPage(c *capture, now time.Time) pageCapture {
 	if h := c.headers(); h != "" {
 		_ = json.Unmarshal([]byte(h), &p.Headers) // checked at load to be a JSON array; a bad one shows none
 	}
-	ts := c.stamp()
 	if c.released {
 		p.State, p.Countdown = public.StateReleased, "released"
-		p.RecordLink = "/api/v1/record?url=" + url.QueryEscape(c.url()) + "&timestamp=" + ts
+		p.RecordLink = recordPath(c.url(), c.time)
 		p.PayloadLink = p.RecordLink + "&format=payload"
 	} else {
 		p.Countdown = countdown(time.Unix(0, c.releaseAt).Sub(now))

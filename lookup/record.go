@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/warcrecord"
+	"github.com/archivectl/archivectl/public"
 )
 
 // handleRecord answers GET /api/v1/record?url=URL[&timestamp=T][&format=F]: the released record
@@ -95,7 +96,7 @@ func pick(cs []capture, timestamp string) (*capture, error) {
 		}
 		return nil, nil
 	}
-	t, err := time.Parse("20060102150405", timestamp)
+	t, err := time.Parse(public.Timestamp14, timestamp)
 	if err != nil {
 		if t, err = time.Parse(time.RFC3339Nano, timestamp); err != nil {
 			return nil, fmt.Errorf("timestamp %q is neither 14 digits (YYYYMMDDhhmmss) nor RFC 3339", timestamp)
@@ -148,7 +149,7 @@ func (s *Server) serveRecord(w http.ResponseWriter, r *http.Request, c *capture,
 		return err
 	}
 	stamp := time.Unix(0, c.time).UTC()
-	name := stamp.Format("20060102150405") + "-" + fileSafe(c.url())
+	name := stamp.Format(public.Timestamp14) + "-" + fileSafe(c.url())
 	out := &spool{w: newDeadlineWriter(w, s.opt.WriteStall, time.Now()), limit: s.maxVerified, header: http.Header{}, req: r,
 		budget: s.held, wait: s.opt.HeldWait}
 	defer out.release()
