@@ -140,7 +140,13 @@ func Parse(block []byte) ([]Field, error) {
 			if len(fs) == 0 {
 				return nil, fmt.Errorf("warc-fields: line %d continues no field", n+1)
 			}
-			fs[len(fs)-1].Value += " " + strings.Trim(line, " \t")
+			if rest := strings.Trim(line, " \t"); rest != "" { // a fold is one space, never a value's edge
+				if v := &fs[len(fs)-1].Value; *v == "" {
+					*v = rest
+				} else {
+					*v += " " + rest
+				}
+			}
 			continue
 		}
 		name, value, ok := strings.Cut(line, ":")

@@ -40,6 +40,7 @@ func TestParse(t *testing.T) {
 		{"LF, no final end", "a: 1\nb:2", []Field{{"a", "1"}, {"b", "2"}}},
 		{"repeated names in order", "outlink: x\r\noutlink: y\r\n", []Field{{"outlink", "x"}, {"outlink", "y"}}},
 		{"continuation", "a: one\r\n  two\r\nb: 3\r\n", []Field{{"a", "one two"}, {"b", "3"}}},
+		{"blank continuation", "a: one\r\n \r\nb:\r\n\ttwo\r\n", []Field{{"a", "one"}, {"b", "two"}}},
 		{"empty line ends the block", "a: 1\r\n\r\nb: 2\r\n", []Field{{"a", "1"}}},
 		{"empty value", "a:\r\n", []Field{{"a", ""}}},
 		{"encoded words", "a: =?utf-8?b?YT0/Yg==?=\r\nb: =?UTF-8?Q?x_y?=\r\n", []Field{{"a", "a=?b"}, {"b", "x y"}}},
