@@ -123,6 +123,9 @@ func (n *normaliser) text(s string) (out string, changed, variable bool) {
 		return n.instant(m[0], t, "http"), false
 	})
 	s = repl(digitsRE, s, func(m []string) (string, bool) {
+		if len(m[0]) == 8 { // a release day, as the day files of public/access and public/embargoed name it
+			return n.day(m[0]), false
+		}
 		if len(m[0]) != 14 && len(m[0]) != 17 { // 14: CDXJ and file-name stamps; 17: with milliseconds
 			return m[0], false
 		}
@@ -180,6 +183,30 @@ func (n *normaliser) instant(raw string, t time.Time, format string) string {
 		return "{? " + format + "}"
 	}
 	return raw
+}
+
+// day classifies a UTC day written as 8 digits (20270302), as instant does a time:
+//
+//	{day crawl+90d}  the day of the crawl command (+ an embargo period)
+//	{day now+8d}     the day of the demo's now ± whole days
+//
+// Anything else near the real clock is an error; other digits stay as they are.
+func (n *normaliser) day(raw string) string {
+	t, err := time.Parse("20060102", raw)
+	if err != nil || !n.near(t) {
+		return raw
+	}
+	for _, k := range goldenPeriods {
+		off := time.Duration(k) * day
+		if !t.Before(n.crawlFrom.UTC().Add(off).Truncate(day)) && !t.After(n.crawlTo.UTC().Add(off)) {
+			return fmt.Sprintf("{day crawl%s}", plusDays(k))
+		}
+	}
+	if d := t.Sub(n.now.UTC().Truncate(day)); d%day == 0 {
+		return fmt.Sprintf("{day now%s}", offset(d))
+	}
+	n.errs = append(n.errs, "unclassified day "+raw)
+	return "{day ?}"
 }
 
 // plusDays is "" for 0, else "+Nd".

@@ -53,7 +53,9 @@ var update = flag.Bool("update", false, "TestGolden: rewrite testdata/golden fro
 //     {crawl+7d http} when it falls within the crawl command (plus a period) but is too coarse
 //     to name the capture (HTTP Date headers, CDXJ stamps, the sealed file's name); {now+8d
 //     rfc3339} when it is the demo's now plus whole days; {clock http} for the lookup's Date
-//     header (its clock is the real one too, and a record released by a pass ahead of it is served). Times far from today (the demo's fixed 2018, 2019 and 2100
+//     header (its clock is the real one too, and a record released by a pass ahead of it is served).
+//     A release day in a day file's name (public/access/embargo-20270302.aclj) becomes
+//     {day crawl+90d} or {day now+8d}, named the same way. Times far from today (the demo's fixed 2018, 2019 and 2100
 //     Last-Modified values and what derives from them) are compared as they are; any other
 //     time near today fails the test.
 //   - The crawl summary's duration, rate (pages/s) and peak memory, release --json's
