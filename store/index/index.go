@@ -174,7 +174,8 @@ func damagedIndex(path string, err error) error {
 	case err == nil || errors.As(err, &de):
 		return err
 	case errors.Is(err, errCorrupt), errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum),
-		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping):
+		errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrInvalidMapping),
+		errors.Is(err, berrors.ErrIncompatibleValue): // a bucket where a value belongs, or the reverse: a flipped flag
 		return &DamagedIndexError{Path: path, Err: err}
 	}
 	return err
