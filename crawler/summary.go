@@ -145,7 +145,7 @@ func (st *stats) page(e store.Entry, n int64, now time.Time) {
 		if e.Revisit {
 			s.Revisits++
 		}
-		if e.Period != embargo.None && e.ReleaseAt.After(now) {
+		if e.Period != embargo.None && !embargo.Releasable(e.ReleaseAt, now) {
 			s.Embargoed[e.Period]++
 		}
 	})

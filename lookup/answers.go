@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/archivectl/archivectl/embargo"
 )
 
 // Bounds of the answer cache: what an answer may weigh to be kept, and what all of them together
@@ -98,9 +100,9 @@ func (a *answerCache) full(n int) bool {
 // answerUntil is when an answer over cs, marked at now (markDue), stops holding: the earliest
 // release time after now of a tombstone in it.
 func answerUntil(cs []capture, now time.Time) int64 {
-	until, n := int64(math.MaxInt64), now.UnixNano()
+	until := int64(math.MaxInt64)
 	for i := range cs {
-		if c := &cs[i]; !c.released && c.releaseAt > n && c.releaseAt < until {
+		if c := &cs[i]; !c.released && !embargo.Releasable(time.Unix(0, c.releaseAt), now) && c.releaseAt < until {
 			until = c.releaseAt
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/surt"
 	"github.com/archivectl/archivectl/public"
 )
@@ -233,8 +234,8 @@ func mementoLinks(base, orig string, rel []*capture, sel int, timegate bool) str
 // in the captures API.
 func (s *Server) blocked(w http.ResponseWriter, r *http.Request, c *capture, msg string) {
 	retry := c.releaseAt
-	if now := s.now(); retry <= now.UnixNano() {
-		if next := s.ix.Load().state.NextRelease; next != nil && next.After(now) {
+	if now := s.now(); embargo.Releasable(time.Unix(0, retry), now) {
+		if next := s.ix.Load().state.NextRelease; next != nil && !embargo.Releasable(*next, now) {
 			retry = next.UnixNano()
 		}
 	}

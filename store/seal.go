@@ -252,7 +252,7 @@ func (s *Store) decide(b *batch, p *sealing) error {
 		if orig.ReleaseAt.After(e.ReleaseAt) {
 			e.ReleaseAt = orig.ReleaseAt
 		}
-		if orig.Withheld() && orig.ReleaseAt.After(e.Time) { // its URL is not public yet either
+		if orig.Withheld() && !embargo.Releasable(orig.ReleaseAt, e.Time) { // its URL is not public yet either
 			e.EmbargoSource = SourceRequisite
 		}
 		return b.waitForPage(p)
@@ -291,13 +291,13 @@ func (b *batch) waitForPage(p *sealing) error {
 	case err != nil:
 		return fmt.Errorf("%s: requisite of %s: %w", e.URL, id, err)
 	case !ok && !p.c.RequisiteOfReleaseAt.IsZero(): // a page of another node's: the release time it handed over
-		if p.c.RequisiteOfReleaseAt.After(e.Time) {
+		if !embargo.Releasable(p.c.RequisiteOfReleaseAt, e.Time) {
 			e.ReleaseAt, e.EmbargoSource = later(e.ReleaseAt, p.c.RequisiteOfReleaseAt), SourceRequisite
 		}
 	case !ok:
 		b.log.Warn("store: a requisite's page is not in the index: the requisite keeps its own release time",
 			"url", e.URL, "requisite_of", p.c.RequisiteOf, "requisite_of_id", id)
-	case page.ReleaseAt.After(e.Time):
+	case !embargo.Releasable(page.ReleaseAt, e.Time):
 		e.ReleaseAt, e.EmbargoSource = later(e.ReleaseAt, page.ReleaseAt), SourceRequisite
 	}
 	return nil

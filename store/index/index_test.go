@@ -2,13 +2,16 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/internal/surt"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -63,5 +66,46 @@ func TestLockTimeoutInProcess(t *testing.T) {
 	var be *lockfile.BusyError
 	if !errors.As(err, &be) || !strings.Contains(be.Holder, "this process") {
 		t.Errorf("got %v, want a BusyError naming this process", err)
+	}
+}
+
+// TestScansDecideByReleasable: the due scan (a key range) and the tombstone scan split captures
+// exactly where embargo.Releasable does, at the nanosecond around now.
+func TestScansDecideByReleasable(t *testing.T) {
+	t.Parallel()
+	ix, err := Open(filepath.Join(t.TempDir(), "index.db"), time.Second, quietLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := t0.Add(7 * 24 * time.Hour)
+	offsets := []time.Duration{-time.Second, -time.Nanosecond, 0, time.Nanosecond, time.Second}
+	if err := ix.update(func(tx *bolt.Tx) error {
+		for i, d := range offsets {
+			u := fmt.Sprintf("https://example.com/%d", i)
+			key, _ := surt.Key(u)
+			e := Entry{ID: fmt.Sprintf("<urn:uuid:00000000-0000-4000-8000-%012d>", i), URL: u, SURT: key, Time: t0,
+				Status: 200, PayloadDigest: Digest("sha256", fmt.Append(nil, i)), Period: embargo.Week, FirstSeen: t0,
+				ReleaseAt: now.Add(d), Response: Location{File: "a.warc.gz", Offset: int64(i) * 100, Length: 100}}
+			if err := putEntry(newCodec(tx), e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	due, embargoed := map[string]bool{}, map[string]bool{}
+	if err := ix.Due(now, func(e Entry) error { due[e.ID] = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Embargoed(now, func(e Entry) error { embargoed[e.ID] = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range offsets {
+		id := fmt.Sprintf("<urn:uuid:00000000-0000-4000-8000-%012d>", i)
+		want := embargo.Releasable(now.Add(d), now)
+		if due[id] != want || embargoed[id] == want {
+			t.Errorf("release at now%+v: due %v, embargoed %v; Releasable says %v", d, due[id], embargoed[id], want)
+		}
 	}
 }
