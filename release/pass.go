@@ -391,12 +391,5 @@ func (p *pass) recordPass(st public.Status) error {
 	if err != nil {
 		return err
 	}
-	state := layout.State(p.r.dir)
-	if err := durable.WriteFile(state+".tmp", b, publicFileMode); err != nil {
-		return err
-	}
-	if err := durable.Rename(state+".tmp", state); err != nil {
-		return err
-	}
-	return nil
+	return durable.ReplaceFile(layout.State(p.r.dir), b, publicFileMode)
 }

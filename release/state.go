@@ -87,11 +87,8 @@ func repairStatus(dataDir string, log *slog.Logger) error {
 		return merr
 	}
 	path := layout.State(dataDir)
-	if werr := durable.WriteFile(path+".tmp", b, publicFileMode); werr != nil {
+	if werr := durable.ReplaceFile(path, b, publicFileMode); werr != nil {
 		return werr
-	}
-	if rerr := durable.Rename(path+".tmp", path); rerr != nil {
-		return rerr
 	}
 	log.Warn("rebuilt a damaged state.json from the audit log and the public index", "file", path, "damage", err,
 		"generation", st.Generation, "released", st.Released, "tombstoned", st.Tombstoned, "last_pass", st.LastPass)
