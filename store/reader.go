@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/archivectl/archivectl/internal/oneline"
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -80,9 +81,13 @@ func checkOwnPayloadDigest(rec gowarc.WarcRecord) error {
 	if err != nil {
 		return err
 	}
-	alg, _, _ := strings.Cut(want, ":")
-	if got := Digest(strings.ToLower(alg), body); !strings.EqualFold(got, want) {
-		return &gowarc.DigestError{Algorithm: alg, Expected: want, Computed: got}
+	alg, h, err := warcrecord.NewHash(want)
+	if err != nil {
+		return fmt.Errorf("%s: %w", gowarc.WarcPayloadDigest, err)
+	}
+	h.Write(body)
+	if sum := h.Sum(nil); !warcrecord.Matches(want, sum) {
+		return &gowarc.DigestError{Algorithm: alg, Expected: want, Computed: warcrecord.Format(alg, sum)}
 	}
 	return nil
 }

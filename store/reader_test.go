@@ -1,12 +1,21 @@
 package store
 
 import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha512"
+	"encoding/base32"
+	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/nlnwa/gowarc/v3"
 )
 
 func TestOpenSealed(t *testing.T) {
@@ -55,5 +64,41 @@ func TestOpenSealed(t *testing.T) {
 		if err != nil || string(b) != tc.want {
 			t.Errorf("OpenSealed(%q) read %q (%v), want %q", tc.name, b, err, tc.want)
 		}
+	}
+}
+
+// TestOwnPayloadDigestForms: the payload digest of a metadata record is checked in every form the
+// archive's one digest codec (internal/warcrecord) accepts, and a wrong one is a DigestError.
+func TestOwnPayloadDigestForms(t *testing.T) {
+	t.Parallel()
+	block := []byte("format: archivectl-capture-facts/2\r\noutlink: http://a.example/\r\n")
+	s1, s512 := sha1.Sum(block), sha512.Sum512(block)
+	for _, tc := range []struct {
+		name, digest string
+		ok           bool
+	}{
+		{"sha256 as written", Digest("sha256", block), true},
+		{"sha1 base32", "sha1:" + base32.StdEncoding.EncodeToString(s1[:]), true},
+		{"sha1 base16", "sha1:" + hex.EncodeToString(s1[:]), true},
+		{"sha512 base16", "SHA512:" + hex.EncodeToString(s512[:]), true},
+		{"wrong value", Digest("sha256", []byte("other")), false},
+		{"unknown algorithm", "md5:00", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			raw, err := MarshalRecord("metadata", "<urn:uuid:00000000-0000-4000-8000-000000000001>", time.Unix(0, 0),
+				"application/warc-fields", block, [2]string{"WARC-Target-URI", "http://a.example/"}, [2]string{"WARC-Payload-Digest", tc.digest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, _, _, err := gowarc.NewUnmarshaler(strictReading()...).Unmarshal(bufio.NewReader(bytes.NewReader(raw)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Close()
+			if err := checkOwnPayloadDigest(rec); (err == nil) != tc.ok {
+				t.Errorf("checkOwnPayloadDigest(%s) = %v, want ok %v", tc.digest, err, tc.ok)
+			}
+		})
 	}
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"crypto/rand"
-	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -106,12 +106,14 @@ func Digest(alg string, b []byte) string {
 	return formatDigest(alg, h)
 }
 
-// newHash is a fresh hash of alg: SHA-1 for "sha1", SHA-256 otherwise.
+// newHash is a fresh hash of alg, as warcrecord names them: SHA-1 for "sha1", SHA-256 otherwise
+// (ValidDigest admits no other writing algorithm).
 func newHash(alg string) hash.Hash {
-	if alg == "sha1" {
-		return sha1.New()
+	if alg != "sha1" {
+		alg = "sha256"
 	}
-	return sha256.New()
+	_, h, _ := warcrecord.NewHash(alg + ":")
+	return h
 }
 
 // newRecordID is a fresh WARC-Record-ID, "<urn:uuid:…>" with a random (version 4) UUID.
