@@ -107,7 +107,7 @@ func TestConfigStrict(t *testing.T) {
 		{"not a mapping", "- data\n", "line 1: the config takes a mapping of keys, not a list"},
 		{"key set twice", "data: a\noperator: me\ndata: b\n", "line 3: data is set twice (first at line 1)"},
 		{"second document", "data: a\n---\ndata: b\n", "line 2: a second YAML document"},
-		{"syntax", "crawl:\n  delay: 1s\n delay: 2s\n", "line 2: not valid YAML: did not find expected key"},
+		{"syntax", "crawl:\n  delay: 1s\n delay: 2s\n", "is not valid YAML: yaml: line 2: did not find expected key"},
 		{"negative delay", "crawl:\n  delay: -1s\n", "line 2: invalid crawl.delay -1s: cannot be negative"},
 		{"bad agent", "crawl:\n  agent: Bot/1\n", `line 2: invalid crawl.agent "Bot/1": not a product token`},
 		{"text for a list", "crawl:\n  include: /news/\n", `line 2: crawl.include takes a list of strings, not "/news/"`},

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -51,9 +50,6 @@ type configError struct {
 
 func (e *configError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
 
-// yamlLine finds the line in a syntax error of the YAML parser.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // decodeConfig decodes the YAML document b over c key by key, and returns the line of every
 // key it set ("crawl.delay": 12). A null value keeps the default.
 func decodeConfig(b []byte, c *Config) (map[string]int, error) {
@@ -63,11 +59,8 @@ func decodeConfig(b []byte, c *Config) (map[string]int, error) {
 		if errors.Is(err, io.EOF) {
 			return map[string]int{}, nil // an empty file: the defaults
 		}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			n, _ := strconv.Atoi(m[1])
-			return nil, &configError{n, "not valid YAML: " + m[2]}
-		}
-		return nil, fmt.Errorf("is not valid YAML: %w", err)
+		return nil, fmt.Errorf("is not valid YAML: %w", err) // the parser's own words name the line
+
 	}
 	var more yaml.Node
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
