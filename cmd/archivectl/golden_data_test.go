@@ -3,8 +3,11 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -296,6 +299,7 @@ func (d *goldenData) releaseLog(n *normaliser, lines []string) string {
 var (
 	locationRE    = regexp.MustCompile(`"(file|filename)":"([^"]+)","offset":([0-9]+),"length":([0-9]+)`)
 	locationRevRE = regexp.MustCompile(`"length":([0-9]+),"offset":([0-9]+),"(file|filename)":"([^"]+)"`)
+	locationStdRE = regexp.MustCompile(`"length":"([0-9]+)","offset":"([0-9]+)","(filename)":"([^"]+)"`) // pywb's standard form (export)
 	cursorRE      = regexp.MustCompile(`("next_cursor":"|cursor=)[A-Za-z0-9_-]+`)
 )
 
@@ -323,6 +327,11 @@ func (d *goldenData) locations(s string) string {
 		m := locationRevRE.FindStringSubmatch(w)
 		at, l := resolve(m[4], m[2], m[1])
 		return fmt.Sprintf(`"length":%s,"offset":%s,"%s":"%s"`, l, at, m[3], m[4])
+	})
+	s = locationStdRE.ReplaceAllStringFunc(s, func(w string) string {
+		m := locationStdRE.FindStringSubmatch(w)
+		at, l := resolve(m[4], m[2], m[1])
+		return fmt.Sprintf(`"length":"%s","offset":"%s","%s":"%s"`, l, at, m[3], m[4])
 	})
 	return cursorRE.ReplaceAllString(s, "${1}{cursor}")
 }
@@ -421,6 +430,7 @@ var measured = []struct {
 	{regexp.MustCompile(`(?m)^(memory +)[0-9.]+( MiB peak RSS)$`), "${1}{machine}${2}"},
 	{regexp.MustCompile(`"duration_ms":[0-9.e+-]+`), `"duration_ms":{clock}`},
 	{regexp.MustCompile(`(from the sealed WARC files in )[0-9.a-zµ]+`), "${1}{clock}"},
+	{regexp.MustCompile(`(?m)^(wrote .*, )[0-9]+( bytes)$`), "${1}{size}${2}"}, // a WACZ holds shards of random record ids
 }
 
 // commands is commands.txt: the command log, normalised.
@@ -430,4 +440,88 @@ func (n *normaliser) commands(log string) string {
 	}
 	s, _, _ := n.text(log)
 	return visible(s)
+}
+
+// exportText is export.txt: the CDXJ index that export --cdx wrote, and the WACZ that export
+// --wacz wrote, member by member (its archive/ members are the public shards, as they are, so
+// only their names are shown; the text members are normalised like every other file).
+func (d *goldenData) exportText(n *normaliser, dir string) string {
+	var b strings.Builder
+	cdxj, err := os.ReadFile(filepath.Join(dir, "released.cdxj"))
+	if err != nil {
+		n.errs = append(n.errs, err.Error())
+	}
+	b.WriteString("=== released.cdxj\n")
+	b.WriteString(d.cdxj(n, "released.cdxj", strings.SplitAfter(string(cdxj), "\n")))
+	zr, err := zip.OpenReader(filepath.Join(dir, "released.wacz"))
+	if err != nil {
+		n.errs = append(n.errs, err.Error())
+		return b.String()
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		name, _, _ := n.text(f.Name)
+		method := "stored"
+		if f.Method == zip.Deflate {
+			method = "deflated"
+		}
+		fmt.Fprintf(&b, "=== released.wacz %s (%s)\n", name, method)
+		if strings.HasPrefix(f.Name, "archive/") {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			n.errs = append(n.errs, err.Error())
+			continue
+		}
+		content, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			n.errs = append(n.errs, err.Error())
+			continue
+		}
+		switch {
+		case strings.HasSuffix(f.Name, ".cdxj"):
+			b.WriteString(d.cdxj(n, f.Name, strings.SplitAfter(string(content), "\n")))
+			continue
+		case strings.HasSuffix(f.Name, ".jsonl"): // pages: ids hash record ids, order follows the crawl's
+			s, _, _ := n.text(pageIDRE.ReplaceAllString(string(content), `"id":"{page id}"`))
+			lines := strings.SplitAfter(s, "\n")
+			sort.Strings(lines)
+			b.WriteString(visible(strings.Join(lines, "")) + "\n")
+			continue
+		case strings.HasPrefix(f.Name, "datapackage"): // each file's hash and size, checked here
+			content = waczHashRE.ReplaceAllFunc(content, func(w []byte) []byte {
+				m := waczHashRE.FindSubmatch(w)
+				if got := waczSum(zr, string(m[1])); got != string(m[3]) {
+					n.errs = append(n.errs, fmt.Sprintf("released.wacz %s: hash of %s is %s, not %s", f.Name, m[1], m[3], got))
+				}
+				return fmt.Appendf(nil, `"path": "%s",%s"hash": "sha256:{ok}"`, m[1], m[2])
+			})
+			content = waczBytesRE.ReplaceAll(content, []byte(`"bytes": {bytes}`))
+		}
+		s, _, _ := n.text(d.locations(string(content)))
+		b.WriteString(visible(s) + "\n")
+	}
+	return b.String()
+}
+
+var (
+	pageIDRE    = regexp.MustCompile(`"id":"[0-9a-f]{32}"`)
+	waczHashRE  = regexp.MustCompile(`"path": ?"([^"]+)",(\s*)"hash": ?"sha256:([0-9a-f]{64})"`)
+	waczBytesRE = regexp.MustCompile(`"bytes": [0-9]+`)
+)
+
+// waczSum is the SHA-256 of a WACZ member, in hex.
+func waczSum(zr *zip.ReadCloser, name string) string {
+	f, err := zr.Open(name)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return err.Error()
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }

@@ -40,6 +40,8 @@ var update = flag.Bool("update", false, "TestGolden: rewrite testdata/golden fro
 //	              state.json
 //	api.txt       /api/v1/captures for every URL of the demo web, prefix queries (paginated),
 //	              /api/v1/record in its three formats, and error answers
+//	export.txt    `archivectl export --cdx --wacz` after the last pass: the CDXJ, and the WACZ
+//	              member by member (shards by name, text members decoded, their hashes checked)
 //
 // Everything is compared byte for byte (CR shown as ␍), except these values, which cannot
 // repeat from run to run; each is replaced by a token saying what it was:
@@ -122,6 +124,7 @@ func TestGolden(t *testing.T) {
 	g.run("", "release", "--data", "data", "--now", last, "--json") // a second pass at the same now: nothing to do
 	g.lookup("after the last pass", site, true)
 	g.run("", "verify", "--data", "data", "--reindex")
+	g.run("", "export", "--data", "data", "--cdx", "released.cdxj", "--wacz", "released.wacz")
 
 	n := &normaliser{now: now, crawlFrom: crawlFrom, crawlTo: crawlTo, clockFrom: clockFrom,
 		ports: map[string]string{}, captures: map[int64]string{}, ids: map[string]string{}}
@@ -139,6 +142,7 @@ func TestGolden(t *testing.T) {
 		"sealed.txt":   d.sealedText(n),
 		"public.txt":   d.publicText(n),
 		"api.txt":      d.apiText(n, g.api),
+		"export.txt":   d.exportText(n, g.dir),
 	}
 	for _, e := range n.errs {
 		t.Errorf("normalising: %s", e)
