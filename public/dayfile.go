@@ -1,6 +1,8 @@
 package public
 
 import (
+	"errors"
+	"io/fs"
 	"strings"
 	"time"
 )
@@ -30,6 +32,37 @@ func ReleaseDay(t time.Time) string { return t.UTC().Format(Day8) }
 
 // DayFileName is the name of the day file of prefix and ext for day (as Day8).
 func DayFileName(prefix, day, ext string) string { return prefix + "-" + day + ext }
+
+// AccessDayName is the name of day's file of pywb access rules (in access/).
+func AccessDayName(day string) string { return DayFileName(AccessPrefix, day, ACLExt) }
+
+// EmbargoedDayName is the name of day's file of tombstone lines (in embargoed/).
+func EmbargoedDayName(day string) string { return DayFileName(EmbargoedPrefix, day, CDXJExt) }
+
+// DayFiles lists the days of the non-empty day files of prefix and ext in dir of fsys (the
+// public side); a missing dir has none.
+func DayFiles(fsys fs.FS, dir, prefix, ext string) ([]string, error) {
+	ents, err := fs.ReadDir(fsys, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var days []string
+	for _, e := range ents {
+		day, ok := DayOf(e.Name(), prefix, ext)
+		if !ok {
+			continue
+		}
+		if fi, err := e.Info(); err != nil {
+			return nil, err
+		} else if fi.Size() > 0 {
+			days = append(days, day)
+		}
+	}
+	return days, nil
+}
 
 // DayOf returns the day of a day file name of prefix and ext; ok is false for any other name.
 func DayOf(name, prefix, ext string) (day string, ok bool) {

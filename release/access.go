@@ -66,14 +66,6 @@ func embargoKey(e store.Entry) string {
 	return e.SURT
 }
 
-// The day files' names in release-tmp/ and public/.
-func aclDayName(day string) string {
-	return public.DayFileName(public.AccessPrefix, day, public.ACLExt)
-}
-func embargoedDayName(day string) string {
-	return public.DayFileName(public.EmbargoedPrefix, day, public.CDXJExt)
-}
-
 // errFound stops a scan at its first entry.
 var errFound = errors.New("found")
 
@@ -101,7 +93,7 @@ func (p *pass) access(rules *accessRules) (*accessRules, error) {
 		if rebuild {
 			break
 		}
-		days, err := dayFiles(p.r.dir, d.dir, d.prefix, d.ext)
+		days, err := public.DayFiles(os.DirFS(layout.Public(p.r.dir)), d.dir, d.prefix, d.ext)
 		if err != nil {
 			return nil, err
 		}
@@ -335,8 +327,8 @@ func (a *accessRules) writeDay(dataDir, day string, c *dayChange) ([]journalFile
 		return nil, err
 	}
 	return []journalFile{
-		{Tmp: layout.ReleaseTmpDir + "/" + aclDayName(day), Public: layout.AccessDir + "/" + aclDayName(day)},
-		{Tmp: layout.ReleaseTmpDir + "/" + embargoedDayName(day), Public: layout.EmbargoedDir + "/" + embargoedDayName(day)},
+		{Tmp: layout.ReleaseTmpDir + "/" + public.AccessDayName(day), Public: layout.AccessDir + "/" + public.AccessDayName(day)},
+		{Tmp: layout.ReleaseTmpDir + "/" + public.EmbargoedDayName(day), Public: layout.EmbargoedDir + "/" + public.EmbargoedDayName(day)},
 	}, nil
 }
 
@@ -375,8 +367,8 @@ func (a *accessRules) mergeDay(dataDir, day string, c *dayChange, base bool) err
 		name, dir string
 		merge     func(io.Reader, io.Writer) error
 	}{
-		{aclDayName(day), layout.AccessDir, func(r io.Reader, w io.Writer) error { return public.MergeEmbargoACL(r, w, c.rules) }},
-		{embargoedDayName(day), layout.EmbargoedDir, func(r io.Reader, w io.Writer) error {
+		{public.AccessDayName(day), layout.AccessDir, func(r io.Reader, w io.Writer) error { return public.MergeEmbargoACL(r, w, c.rules) }},
+		{public.EmbargoedDayName(day), layout.EmbargoedDir, func(r io.Reader, w io.Writer) error {
 			return public.MergeEmbargoed(r, w, c.add, c.remove)
 		}},
 	} {

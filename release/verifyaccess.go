@@ -41,11 +41,11 @@ func (v *verifier) checkAccess(ix *store.Index) error {
 	}); err != nil {
 		return err
 	}
-	aclDays, err := dayFiles(v.dir, layout.AccessDir, public.AccessPrefix, public.ACLExt)
+	aclDays, err := public.DayFiles(os.DirFS(layout.Public(v.dir)), layout.AccessDir, public.AccessPrefix, public.ACLExt)
 	if err != nil {
 		return err
 	}
-	cdxjDays, err := dayFiles(v.dir, layout.EmbargoedDir, public.EmbargoedPrefix, public.CDXJExt)
+	cdxjDays, err := public.DayFiles(os.DirFS(layout.Public(v.dir)), layout.EmbargoedDir, public.EmbargoedPrefix, public.CDXJExt)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func (v *verifier) checkAccess(ix *store.Index) error {
 	}
 	var wrong []string
 	for _, day := range aclDays {
-		name := layout.AccessDir + "/" + aclDayName(day)
+		name := layout.AccessDir + "/" + public.AccessDayName(day)
 		b, err := os.ReadFile(filepath.Join(layout.Public(v.dir), filepath.FromSlash(name)))
 		if err != nil {
 			return err
@@ -84,7 +84,7 @@ func (v *verifier) checkAccess(ix *store.Index) error {
 		}
 	}
 	for k := range rules {
-		wrong = append(wrong, layout.AccessDir+"/"+aclDayName(k.day)+" "+k.key)
+		wrong = append(wrong, layout.AccessDir+"/"+public.AccessDayName(k.day)+" "+k.key)
 	}
 	if len(wrong) > 0 {
 		slices.Sort(wrong)
@@ -93,7 +93,7 @@ func (v *verifier) checkAccess(ix *store.Index) error {
 	}
 	wrong = wrong[:0]
 	for _, day := range cdxjDays {
-		name := layout.EmbargoedDir + "/" + embargoedDayName(day)
+		name := layout.EmbargoedDir + "/" + public.EmbargoedDayName(day)
 		want := lines[day]
 		delete(lines, day)
 		if err := v.checkEmbargoedDay(name, want, &wrong); err != nil {
@@ -105,7 +105,7 @@ func (v *verifier) checkAccess(ix *store.Index) error {
 	}
 	for day, want := range lines {
 		for id := range want {
-			wrong = append(wrong, layout.EmbargoedDir+"/"+embargoedDayName(day)+" "+id)
+			wrong = append(wrong, layout.EmbargoedDir+"/"+public.EmbargoedDayName(day)+" "+id)
 		}
 	}
 	if len(wrong) > 0 {
@@ -169,28 +169,4 @@ func (v *verifier) checkLegacyACL(b []byte, want map[string]int) {
 		v.problem("%s: the rules of %d URL keys (first %s) do not count their tombstoned captures in index.db, or name a URL of another key: run archivectl release to write it again after deleting it",
 			name, len(wrong), wrong[0])
 	}
-}
-
-// dayFiles lists the days of the non-empty day files of prefix and ext in public/dir.
-func dayFiles(dataDir, dir, prefix, ext string) ([]string, error) {
-	ents, err := os.ReadDir(filepath.Join(layout.Public(dataDir), dir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var days []string
-	for _, e := range ents {
-		day, ok := public.DayOf(e.Name(), prefix, ext)
-		if !ok {
-			continue
-		}
-		if fi, err := e.Info(); err != nil {
-			return nil, err
-		} else if fi.Size() > 0 {
-			days = append(days, day)
-		}
-	}
-	return days, nil
 }

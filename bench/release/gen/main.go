@@ -266,11 +266,11 @@ func writeDays(dir string, ix *store.Index) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(layout.Access(dir), public.DayFileName(public.AccessPrefix, day, public.ACLExt)), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(layout.Access(dir), public.AccessDayName(day)), b, 0o644); err != nil {
 			return err
 		}
 		slices.SortFunc(lines, bytes.Compare)
-		if err := os.WriteFile(filepath.Join(layout.Embargoed(dir), public.DayFileName(public.EmbargoedPrefix, day, public.CDXJExt)), bytes.Join(lines, nil), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(layout.Embargoed(dir), public.EmbargoedDayName(day)), bytes.Join(lines, nil), 0o644); err != nil {
 			return err
 		}
 		rules, lines = map[string]*public.EmbargoRule{}, nil
