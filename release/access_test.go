@@ -14,6 +14,7 @@ import (
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
 )
@@ -173,7 +174,7 @@ func TestEmbargoDays(t *testing.T) {
 			break
 		}
 	}
-	s, err := store.Open(a.dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }})
+	s, err := store.Open(a.dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

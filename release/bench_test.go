@@ -9,13 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -67,7 +67,7 @@ func BenchmarkPassInLargeIndex(b *testing.B) {
 		}
 		scans = append(scans, time.Since(scanStart).Round(time.Microsecond).String())
 	}
-	r := New(dir, Options{Logger: quietLogger()})
+	r := New(dir, Options{Logger: testkit.QuietLogger()})
 	sum, err := r.Pass(context.Background(), now)
 	if err != nil || sum.Released != due || sum.Tombstoned != 0 {
 		b.Fatalf("pass: %+v, %v", sum, err)
@@ -88,7 +88,7 @@ func BenchmarkPassInLargeIndex(b *testing.B) {
 // rest a quarter after, and marks them all tombstoned, as an earlier pass would have.
 func buildLargeArchive(b *testing.B, dir string, total, due int) {
 	start := time.Now()
-	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return t0 }})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func BenchmarkReleaseVsCp(b *testing.B) {
 		run("sync", copies...)
 		return cp, time.Since(start)
 	}
-	r := New(dir, Options{Logger: quietLogger()})
+	r := New(dir, Options{Logger: testkit.QuietLogger()})
 	profile := os.Getenv("ARCHIVECTL_BENCH_PROFILE")
 	profiled := 0
 	passOnce := func() time.Duration {
@@ -218,11 +218,11 @@ func BenchmarkReleaseVsCp(b *testing.B) {
 	}
 	mbps := func(s float64) float64 { return float64(sealedSize) / s / 1e6 }
 	b.Logf("%d captures, %.1f MB sealed, %d rounds (medians): cp %.0f ms, cp+sync %.0f ms (CPU %.0f ms), release pass %.0f ms (%.0f MB/s, CPU %.0f ms); ratio vs cp+sync %.2f, per round %.2f",
-		n, float64(sealedSize)/1e6, round, median(cps)*1e3, median(cpSyncs)*1e3, median(copyCPU)*1e3, median(passes)*1e3, mbps(median(passes)),
-		median(passCPU)*1e3, median(vsCpSync), vsCpSync)
-	b.ReportMetric(mbps(median(passes)), "release-MB/s")
-	b.ReportMetric(median(vsCp), "ratio-vs-cp")
-	b.ReportMetric(median(vsCpSync), "ratio-vs-cp+sync")
+		n, float64(sealedSize)/1e6, round, testkit.Median(cps)*1e3, testkit.Median(cpSyncs)*1e3, testkit.Median(copyCPU)*1e3, testkit.Median(passes)*1e3, mbps(testkit.Median(passes)),
+		testkit.Median(passCPU)*1e3, testkit.Median(vsCpSync), vsCpSync)
+	b.ReportMetric(mbps(testkit.Median(passes)), "release-MB/s")
+	b.ReportMetric(testkit.Median(vsCp), "ratio-vs-cp")
+	b.ReportMetric(testkit.Median(vsCpSync), "ratio-vs-cp+sync")
 }
 
 // cpuTime is the user and system CPU time of this process (RUSAGE_SELF) or of its waited-for
@@ -236,7 +236,7 @@ func cpuTime(who int) time.Duration {
 // sealCopyArchive seals n due captures of about size/n sealed bytes each into dir and returns the
 // sealed files' size.
 func sealCopyArchive(b *testing.B, dir string, n int, size int64) int64 {
-	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }, MaxFileSize: 256 << 20})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return t0 }, MaxFileSize: 256 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -272,17 +272,4 @@ func sealCopyArchive(b *testing.B, dir string, n int, size int64) int64 {
 		total += st.Size()
 	}
 	return total
-}
-
-// median is the middle value of xs (the mean of the middle two for an even count).
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

@@ -62,7 +62,7 @@ func TestCrashChild(t *testing.T) {
 			select {} // the signal is on its way; the other crash points wait for the lock
 		}
 	}
-	r := New(dir, Options{ShardSize: 6 << 10, Logger: quietLogger()})
+	r := New(dir, Options{ShardSize: 6 << 10, Logger: testkit.QuietLogger()})
 	if _, err := r.Pass(context.Background(), now); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestKillDuringPass(t *testing.T) {
 	for k, now := range nows {
 		dir := tempDir()
 		testkit.CopyTree(t, template.dir, dir)
-		r := New(dir, Options{ShardSize: 6 << 10, Logger: quietLogger()})
+		r := New(dir, Options{ShardSize: 6 << 10, Logger: testkit.QuietLogger()})
 		for _, earlier := range nows[:k] {
 			mustPass(t, r, earlier)
 		}
@@ -284,7 +284,7 @@ func TestKillDuringPass(t *testing.T) {
 	for i, tr := range trials {
 		dir := tempDir()
 		testkit.CopyTree(t, template.dir, dir)
-		r := New(dir, Options{ShardSize: 6 << 10, Logger: quietLogger()})
+		r := New(dir, Options{ShardSize: 6 << 10, Logger: testkit.QuietLogger()})
 		// Start from an earlier state, then interrupt the pass at a later now.
 		for _, now := range nows[:tr.k] {
 			mustPass(t, r, now)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 func TestNewDaemonSpec(t *testing.T) {
@@ -30,7 +31,7 @@ func TestNewDaemonSpec(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := NewDaemon(New(t.TempDir(), Options{Logger: quietLogger()}), tc.spec, nil, quietLogger())
+			_, err := NewDaemon(New(t.TempDir(), Options{Logger: testkit.QuietLogger()}), tc.spec, nil, testkit.QuietLogger())
 			if (err == nil) != tc.ok {
 				t.Errorf("NewDaemon(%q) error = %v, want ok %v", tc.spec, err, tc.ok)
 			}
@@ -118,8 +119,8 @@ func TestDaemonStopWaitsForPass(t *testing.T) {
 		}
 	}
 	defer func() { crashHook = nil }()
-	r := New(a.dir, Options{Logger: quietLogger()})
-	d, err := NewDaemon(r, "* * * * * *", func() time.Time { return t0.Add(time.Hour) }, quietLogger())
+	r := New(a.dir, Options{Logger: testkit.QuietLogger()})
+	d, err := NewDaemon(r, "* * * * * *", func() time.Time { return t0.Add(time.Hour) }, testkit.QuietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -57,7 +58,7 @@ func usedSpace(t *testing.T, dir string) int64 {
 // due at once, the rest a week later.
 func sealIncompressible(t *testing.T, dir string, n int) {
 	t.Helper()
-	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
 )
@@ -88,7 +89,7 @@ func copyOldForm(t *testing.T) string {
 func TestOldFormPublicSide(t *testing.T) {
 	t.Parallel()
 	dir := copyOldForm(t)
-	if _, err := RebuildIndex(context.Background(), dir, Options{Logger: quietLogger()}); err != nil {
+	if _, err := RebuildIndex(context.Background(), dir, Options{Logger: testkit.QuietLogger()}); err != nil {
 		t.Fatal(err)
 	}
 	mustVerify(t, dir)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/klauspost/compress/gzip"
@@ -24,8 +24,6 @@ import (
 
 // t0 is when the test archive was crawled.
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // secret is the body marker of capture i: it must never appear under public/ before its release.
 func secret(i int) string { return fmt.Sprintf("SECRET-BODY-%04d-do-not-publish", i) }
@@ -50,7 +48,7 @@ type archive struct {
 // buildArchive seals n captures: a quarter each unembargoed, week, month and quarter, on distinct URLs.
 func buildArchive(t testing.TB, dir string, n int) *archive {
 	t.Helper()
-	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }, MaxFileSize: 64 << 10})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return t0 }, MaxFileSize: 64 << 10})
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}
@@ -80,7 +78,7 @@ func buildArchive(t testing.TB, dir string, n int) *archive {
 
 // newTestReleaser is a releaser with small shards and a quiet log.
 func newTestReleaser(dir string) *Releaser {
-	return New(dir, Options{ShardSize: 32 << 10, LockTimeout: 200 * time.Millisecond, Logger: quietLogger(), Software: "archivectl-test"})
+	return New(dir, Options{ShardSize: 32 << 10, LockTimeout: 200 * time.Millisecond, Logger: testkit.QuietLogger(), Software: "archivectl-test"})
 }
 
 // mustPass runs one pass and fails the test on error.

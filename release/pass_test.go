@@ -16,6 +16,7 @@ import (
 
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
 	bolt "go.etcd.io/bbolt"
@@ -163,7 +164,7 @@ func TestPublicFiles(t *testing.T) {
 func TestShardRotation(t *testing.T) {
 	t.Parallel()
 	a := buildArchive(t, t.TempDir(), 40)
-	r := New(a.dir, Options{ShardSize: 4 << 10, Logger: quietLogger()})
+	r := New(a.dir, Options{ShardSize: 4 << 10, Logger: testkit.QuietLogger()})
 	s := mustPass(t, r, t0.Add(91*24*time.Hour))
 	shards, _ := filepath.Glob(filepath.Join(a.dir, "public", "shards", "*.warc.gz"))
 	if len(shards) < 3 {
@@ -199,7 +200,7 @@ func TestPassBusy(t *testing.T) {
 			t.Parallel()
 			a := buildArchive(t, t.TempDir(), 4)
 			release := tc.hold(t, a.dir)
-			r := New(a.dir, Options{LockTimeout: 100 * time.Millisecond, Logger: quietLogger()})
+			r := New(a.dir, Options{LockTimeout: 100 * time.Millisecond, Logger: testkit.QuietLogger()})
 			start := time.Now()
 			_, err := r.Pass(context.Background(), t0.Add(time.Hour))
 			if !errors.Is(err, lockfile.ErrBusy) {
@@ -220,7 +221,7 @@ func TestPassBusy(t *testing.T) {
 func TestRevisitOrder(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +292,7 @@ func TestPassRefusesBadJournal(t *testing.T) {
 // released in that pass too, not held back until the next one. Not parallel: it sets maxBatch.
 func TestRevisitAcrossBatches(t *testing.T) {
 	dir := t.TempDir()
-	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return t0 }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +355,7 @@ func TestPassOnRecord(t *testing.T) {
 			before := snapshot(t, a.dir)
 			st0, _ := readStatus(a.dir)
 			at := tc.next(first)
-			r := New(a.dir, Options{ShardSize: 32 << 10, Logger: quietLogger(), Software: "archivectl-test",
+			r := New(a.dir, Options{ShardSize: 32 << 10, Logger: testkit.QuietLogger(), Software: "archivectl-test",
 				Clock: func() time.Time { return at.Add(tc.clock) }})
 			s, err := r.Pass(context.Background(), at)
 			if !errors.Is(err, tc.err) || s.Released+s.Tombstoned != 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/public/pubindex"
 )
 
@@ -84,7 +85,7 @@ func TestRebuildIndexCommand(t *testing.T) {
 	r := newTestReleaser(a.dir)
 	mustPass(t, r, t0.Add(8*24*time.Hour))
 	before, _, _ := pubindex.ReadManifest(os.DirFS(layout.Public(a.dir)))
-	m, err := RebuildIndex(context.Background(), a.dir, Options{Logger: quietLogger()})
+	m, err := RebuildIndex(context.Background(), a.dir, Options{Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
 
@@ -252,23 +251,10 @@ func writerVsGzip(b *testing.B, caps []Capture, batch int) {
 		ratios = append(ratios, g.Seconds()/w.Seconds())
 	}
 	mb := float64(rawTotal) / 1e6
-	b.ReportMetric(median(ratios), "ratio-vs-gzip")
-	b.ReportMetric(mb/median(gzs), "gzip-MB/s")
-	b.ReportMetric(mb/median(seals), "seal-MB/s")
-	b.ReportMetric(1000*median(gzCPU)/mb, "gzip-cpu-ms/MB")
-	b.ReportMetric(1000*median(sealCPU)/mb, "seal-cpu-ms/MB")
-	b.Logf("%d captures, %.1f MB of records, %d rounds: ratios %.2f (median %.2f)", len(caps), mb, len(ratios), ratios, median(ratios))
-}
-
-// median is the middle value of xs (the mean of the middle two for an even count).
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	b.ReportMetric(testkit.Median(ratios), "ratio-vs-gzip")
+	b.ReportMetric(mb/testkit.Median(gzs), "gzip-MB/s")
+	b.ReportMetric(mb/testkit.Median(seals), "seal-MB/s")
+	b.ReportMetric(1000*testkit.Median(gzCPU)/mb, "gzip-cpu-ms/MB")
+	b.ReportMetric(1000*testkit.Median(sealCPU)/mb, "seal-cpu-ms/MB")
+	b.Logf("%d captures, %.1f MB of records, %d rounds: ratios %.2f (median %.2f)", len(caps), mb, len(ratios), ratios, testkit.Median(ratios))
 }

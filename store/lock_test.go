@@ -14,6 +14,7 @@ import (
 
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/internal/testkit"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -33,7 +34,7 @@ func TestLockHolderChild(t *testing.T) {
 		}
 		defer db.Close()
 	case "store":
-		s, err := Open(dir, Options{Logger: quietLogger()})
+		s, err := Open(dir, Options{Logger: testkit.QuietLogger()})
 		if err != nil {
 			fmt.Println("error", err)
 			os.Exit(3)
@@ -63,7 +64,7 @@ func TestLockTimeout(t *testing.T) {
 			return ix.Mark([]Mark{{ID: "<urn:uuid:x>", State: Released}})
 		}, 300 * time.Millisecond},
 		{"a second writer is refused at once", "store", func(dir string, _ *Index) error {
-			_, err := Open(dir, Options{Logger: quietLogger(), LockTimeout: 300 * time.Millisecond})
+			_, err := Open(dir, Options{Logger: testkit.QuietLogger(), LockTimeout: 300 * time.Millisecond})
 			return err
 		}, 0},
 		{"reindex is refused while a writer runs", "store", func(dir string, _ *Index) error {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 )
 
 // abandon drops a store the way a killed process would: no Close, only its lock released.
@@ -119,7 +120,7 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("only run as TestCrashRecovery's child")
 	}
-	s, err := Open(dir, Options{MaxFileSize: 64 << 10, Logger: quietLogger()})
+	s, err := Open(dir, Options{MaxFileSize: 64 << 10, Logger: testkit.QuietLogger()})
 	if err != nil {
 		fmt.Println("error", err)
 		os.Exit(3)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/klauspost/compress/gzip"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -33,15 +33,13 @@ type fixedClock struct {
 
 func (c *fixedClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-
 func openTestStore(t testing.TB, dir string, opt Options) *Store {
 	t.Helper()
 	if opt.Now == nil {
 		opt.Now = (&fixedClock{t: t0}).Now
 	}
 	if opt.Logger == nil {
-		opt.Logger = quietLogger()
+		opt.Logger = testkit.QuietLogger()
 	}
 	// A store abandoned by a test (a simulated crash) drops its flock when its file is closed,
 	// unless a child process forked meanwhile by a parallel test still shares the open file

@@ -11,6 +11,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store/index"
 )
 
@@ -44,7 +45,7 @@ func copyFixture(t testing.TB) string {
 func upgraded(t *testing.T, dir string) map[string]Entry {
 	t.Helper()
 	path := filepath.Join(dir, layout.IndexFile)
-	if _, err := index.Open(path, time.Second, quietLogger()); err != nil {
+	if _, err := index.Open(path, time.Second, testkit.QuietLogger()); err != nil {
 		t.Fatal(err)
 	}
 	if ps, err := Verify(context.Background(), dir); err != nil || len(ps) != 0 {

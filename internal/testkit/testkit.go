@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -70,3 +71,6 @@ func CopyTree(t testing.TB, src, dst string) {
 		t.Fatalf("copy %s: %v", src, err)
 	}
 }
+
+// QuietLogger discards what it is given: for code under test that logs as it works.
+func QuietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

@@ -55,3 +55,18 @@ func TestProcessCPU(t *testing.T) {
 	}
 	_ = x
 }
+
+func TestMedian(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := Median(tc.in); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	if got := Median([]time.Duration{3, 1, 2}); got != 2 {
+		t.Errorf("Median of durations = %v, want 2", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/testkit"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -73,7 +74,7 @@ func TestCheck(t *testing.T) {
 			if err := Build(context.Background(), path, es); err != nil {
 				t.Fatal(err)
 			}
-			ix, err := Open(path, time.Second, quietLogger())
+			ix, err := Open(path, time.Second, testkit.QuietLogger())
 			if err != nil {
 				t.Fatal(err)
 			}

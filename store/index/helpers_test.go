@@ -1,8 +1,6 @@
 package index
 
 import (
-	"io"
-	"log/slog"
 	"time"
 
 	"github.com/archivectl/archivectl/internal/warcrecord"
@@ -10,9 +8,6 @@ import (
 
 // t0 is the tests' capture time.
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-// quietLogger discards what an index logs (an upgrade's line).
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // Digest is the WARC digest of b with alg ("sha256" unless "sha1"), as the repository writes it.
 func Digest(alg string, b []byte) string {

@@ -12,20 +12,21 @@ import (
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/archivectl/archivectl/internal/testkit"
 	bolt "go.etcd.io/bbolt"
 )
 
 func TestIndexSchema(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "index.db")
-	ix, err := Open(path, time.Second, quietLogger())
+	ix, err := Open(path, time.Second, testkit.QuietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := ix.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keySchema, []byte("99")) }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(path, time.Second, quietLogger()); err == nil || errors.Is(err, lockfile.ErrBusy) {
+	if _, err := Open(path, time.Second, testkit.QuietLogger()); err == nil || errors.Is(err, lockfile.ErrBusy) {
 		t.Errorf("another schema opened: %v", err)
 	}
 }
@@ -54,7 +55,7 @@ func TestTimeKeyOrder(t *testing.T) {
 func TestLockTimeoutInProcess(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), layout.IndexFile)
-	ix, err := Open(path, 200*time.Millisecond, quietLogger())
+	ix, err := Open(path, 200*time.Millisecond, testkit.QuietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestLockTimeoutInProcess(t *testing.T) {
 // exactly where embargo.Releasable does, at the nanosecond around now.
 func TestScansDecideByReleasable(t *testing.T) {
 	t.Parallel()
-	ix, err := Open(filepath.Join(t.TempDir(), "index.db"), time.Second, quietLogger())
+	ix, err := Open(filepath.Join(t.TempDir(), "index.db"), time.Second, testkit.QuietLogger())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/testkit"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -152,7 +153,7 @@ func TestUpgradeLeftovers(t *testing.T) {
 		path := copyFixture(t)
 		want, ends := v1Entries(t, path)
 		if !v1 {
-			if _, err := Open(path, time.Second, quietLogger()); err != nil {
+			if _, err := Open(path, time.Second, testkit.QuietLogger()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -162,7 +163,7 @@ func TestUpgradeLeftovers(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := Open(path, time.Second, quietLogger()); err != nil {
+		if _, err := Open(path, time.Second, testkit.QuietLogger()); err != nil {
 			t.Fatalf("beside schema 1 %v: %v", v1, err)
 		}
 		for _, p := range leftovers {
@@ -186,7 +187,7 @@ func TestUpgradeKillChild(t *testing.T) {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
 	}
-	if _, err := Open(path, time.Second, quietLogger()); err != nil {
+	if _, err := Open(path, time.Second, testkit.QuietLogger()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -221,7 +222,7 @@ func TestUpgradeKilled(t *testing.T) {
 				t.Errorf("killed after the rename: schema %d %v", s, err)
 			}
 		}
-		if _, err := Open(path, time.Second, quietLogger()); err != nil {
+		if _, err := Open(path, time.Second, testkit.QuietLogger()); err != nil {
 			t.Fatalf("%s: open after the kill: %v", step, err)
 		}
 		if _, err := os.Stat(path + upgradeSuffix); !errors.Is(err, fs.ErrNotExist) {

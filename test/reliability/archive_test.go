@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -35,8 +34,6 @@ const slugPrefix = "URLSLUG"
 
 // slugLen is the length of a whole slug.
 const slugLen = len(slugPrefix) + 8
-
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // seedFor returns the campaign seed: ARCHIVECTL_SEED when set, else a fresh one; it is logged,
 // and printed again on failure, so that any run can be repeated exactly.
@@ -282,7 +279,7 @@ func (c *capture) storeCapture() store.Capture {
 // records each capture's id.
 func seal(t *testing.T, dir string, rng *rand.Rand, now time.Time, caps []*capture, maxFile int64) {
 	t.Helper()
-	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return now }, MaxFileSize: maxFile})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return now }, MaxFileSize: maxFile})
 	if err != nil {
 		t.Fatalf("store.Open: %v", err)
 	}

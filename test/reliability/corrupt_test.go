@@ -217,7 +217,7 @@ func TestCorruptPublicShard(t *testing.T) {
 	data := filepath.Join(base, "data")
 	g := smallArchive(t, data, seed)
 	now := t0.Add(400 * 24 * time.Hour) // everything due
-	r := release.New(data, release.Options{ShardSize: 16 << 10, Logger: quietLogger()})
+	r := release.New(data, release.Options{ShardSize: 16 << 10, Logger: testkit.QuietLogger()})
 	if _, err := r.Pass(context.Background(), now); err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +405,7 @@ func TestPublicShardByteFlip(t *testing.T) {
 	base := memDir(t)
 	data := filepath.Join(base, "data")
 	smallArchive(t, data, seed)
-	r := release.New(data, release.Options{ShardSize: 16 << 10, Logger: quietLogger()})
+	r := release.New(data, release.Options{ShardSize: 16 << 10, Logger: testkit.QuietLogger()})
 	if _, err := r.Pass(context.Background(), t0.Add(400*24*time.Hour)); err != nil {
 		t.Fatal(err)
 	}

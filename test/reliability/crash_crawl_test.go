@@ -19,6 +19,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -36,7 +37,7 @@ func TestCrawlChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	maxFile, _ := strconv.ParseInt(os.Getenv("RELIABILITY_CRAWL_MAXFILE"), 10, 64)
-	st, err := store.Open(dir, store.Options{Logger: quietLogger(), MaxFileSize: maxFile})
+	st, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), MaxFileSize: maxFile})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 )
 
@@ -26,7 +27,7 @@ func TestSealChild(t *testing.T) {
 	}
 	seed, _ := strconv.ParseUint(os.Getenv("RELIABILITY_SEAL_SEED"), 10, 64)
 	g := newGenerator(seed, 3)
-	st, err := store.Open(dir, store.Options{Logger: quietLogger(), MaxFileSize: 8 << 10})
+	st, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), MaxFileSize: 8 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestKillRotatingSeal(t *testing.T) {
 		acked += len(acks)
 		where := fmt.Sprintf("trial %d (killed %v after the first acknowledgement)", trial, delay)
 		checkAcked(t, dir, acks, where)
-		st, err := store.Open(dir, store.Options{Logger: quietLogger()}) // recovery
+		st, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger()}) // recovery
 		if err != nil {
 			t.Fatalf("%s: store.Open: %v", where, err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -22,7 +23,7 @@ import (
 func sealedFile(tb testing.TB) ([]byte, []store.Location) {
 	tb.Helper()
 	dir := tb.TempDir()
-	s, err := store.Open(dir, store.Options{Logger: quietLogger(), Now: func() time.Time { return t0 }})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger(), Now: func() time.Time { return t0 }})
 	if err != nil {
 		tb.Fatal(err)
 	}

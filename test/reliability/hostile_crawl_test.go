@@ -13,6 +13,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
 )
@@ -133,7 +134,7 @@ func TestHostileServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(dir, store.Options{Logger: quietLogger()})
+	st, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestHostileServers(t *testing.T) {
 	for _, p := range ps {
 		t.Errorf("store.Verify: %s", p)
 	}
-	if _, err := release.New(dir, release.Options{Logger: quietLogger()}).Pass(context.Background(), time.Now().AddDate(1, 0, 0)); err != nil {
+	if _, err := release.New(dir, release.Options{Logger: testkit.QuietLogger()}).Pass(context.Background(), time.Now().AddDate(1, 0, 0)); err != nil {
 		t.Fatalf("release pass: %v", err)
 	}
 	pub, err := release.Verify(context.Background(), dir)

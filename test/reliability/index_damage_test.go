@@ -25,7 +25,7 @@ func TestDamagedIndex(t *testing.T) {
 	data := filepath.Join(base, "data")
 	smallArchive(t, data, seed)
 	now := t0.Add(30 * 24 * time.Hour) // some captures due, some not
-	r := release.New(data, release.Options{ShardSize: 16 << 10, Logger: quietLogger()})
+	r := release.New(data, release.Options{ShardSize: 16 << 10, Logger: testkit.QuietLogger()})
 	if _, err := r.Pass(context.Background(), now); err != nil {
 		t.Fatal(err)
 	}

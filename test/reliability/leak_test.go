@@ -64,9 +64,9 @@ func leakTrial(t *testing.T, seed uint64, n, passes int) int {
 	dir := memDir(t)
 	g := newGenerator(seed, 7)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	r := release.New(dir, release.Options{ShardSize: 48 << 10, Logger: quietLogger()})
+	r := release.New(dir, release.Options{ShardSize: 48 << 10, Logger: testkit.QuietLogger()})
 	now := t0
-	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
+	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatalf("lookup.Open: %v", err)
 	}
@@ -789,7 +789,7 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 		}
 	}
 	dir := memDir(t)
-	cfg := crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 5 * time.Second, HeaderEmbargo: headerOn, Log: quietLogger()}
+	cfg := crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 5 * time.Second, HeaderEmbargo: headerOn, Log: testkit.QuietLogger()}
 	if chromium != "" {
 		cfg.Browser = &browser.Options{Chromium: chromium}
 	}
@@ -797,7 +797,7 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(dir, store.Options{Logger: quietLogger()})
+	st, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -913,9 +913,9 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 		last = passes[len(passes)-1]
 	}
 	passes = append(passes, last.Add(200*24*time.Hour))
-	r := release.New(dir, release.Options{ShardSize: 16 << 10, Logger: quietLogger()})
+	r := release.New(dir, release.Options{ShardSize: 16 << 10, Logger: testkit.QuietLogger()})
 	now := time.Now()
-	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
+	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatalf("lookup.Open: %v", err)
 	}

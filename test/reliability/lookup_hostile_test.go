@@ -38,7 +38,7 @@ func isJSONError(b []byte) bool {
 // outside the damaged file must be served whole; those inside may fail, with a JSON error.
 func checkLookupAfterDamage(t *testing.T, dir string, g *generator, now time.Time, damaged string) {
 	t.Helper()
-	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
+	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatalf("lookup.Open: %v", err)
 	}
@@ -69,10 +69,10 @@ func TestHostileQueries(t *testing.T) {
 	dir := memDir(t)
 	g := smallArchive(t, dir, seed)
 	now := t0.Add(400 * 24 * time.Hour)
-	if _, err := release.New(dir, release.Options{Logger: quietLogger()}).Pass(context.Background(), now); err != nil {
+	if _, err := release.New(dir, release.Options{Logger: testkit.QuietLogger()}).Pass(context.Background(), now); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
+	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestMalformedCDXJ(t *testing.T) {
 	dir := memDir(t)
 	g := smallArchive(t, dir, seed)
 	now := t0.Add(400 * 24 * time.Hour)
-	if _, err := release.New(dir, release.Options{Logger: quietLogger()}).Pass(context.Background(), now); err != nil {
+	if _, err := release.New(dir, release.Options{Logger: testkit.QuietLogger()}).Pass(context.Background(), now); err != nil {
 		t.Fatal(err)
 	}
 	// A secret just outside public/ that a traversal would reach.
@@ -186,10 +186,10 @@ func TestMalformedCDXJ(t *testing.T) {
 	}
 	// The lookup reads the public index: rebuild it from the tampered CDXJ files, as
 	// `archivectl reindex-public` does, so that every forged line meets the index's checks.
-	if _, err := release.RebuildIndex(context.Background(), dir, release.Options{Logger: quietLogger()}); err != nil {
+	if _, err := release.RebuildIndex(context.Background(), dir, release.Options{Logger: testkit.QuietLogger()}); err != nil {
 		t.Fatalf("rebuilding the public index over malformed lines: %v", err)
 	}
-	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: quietLogger()})
+	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Now: func() time.Time { return now }, Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatalf("lookup.Open refuses a public index with malformed lines: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/embargo"
+	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
@@ -27,7 +28,7 @@ func TestPublicReleaseTimeNotEarly(t *testing.T) {
 	dir := memDir(t)
 	at := t0.Add(500 * time.Millisecond)
 	c := &capture{url: "https://example.com/sub-second", time: at, period: embargo.Week, body: []byte("<p>" + markerPrefix + "0000000000000000</p>")}
-	s, err := store.Open(dir, store.Options{Logger: quietLogger()})
+	s, err := store.Open(dir, store.Options{Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +38,10 @@ func TestPublicReleaseTimeNotEarly(t *testing.T) {
 		t.Fatal(err)
 	}
 	truth := es[0].ReleaseAt
-	if _, err := release.New(dir, release.Options{Logger: quietLogger()}).Pass(context.Background(), at); err != nil {
+	if _, err := release.New(dir, release.Options{Logger: testkit.QuietLogger()}).Pass(context.Background(), at); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Logger: quietLogger()})
+	srv, err := lookup.Open(filepath.Join(dir, "public"), lookup.Options{Logger: testkit.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func TestFigures(t *testing.T) {
 		t.Logf("round %d: publish %s (%d objects, %.1f MB), plain PutObject of the same files %s",
 			round, pubTimes[round].Round(time.Millisecond), res.Uploaded, float64(res.Bytes)/1e6, plainTimes[round].Round(time.Millisecond))
 	}
-	pub, plain := median(pubTimes), median(plainTimes)
+	pub, plain := testkit.Median(pubTimes), testkit.Median(plainTimes)
 	t.Logf("FIGURE publish: %.1f MB in %s (%.0f MB/s) against plain PutObject %s (%.0f MB/s): %.2f× the plain throughput",
 		float64(total)/1e6, pub.Round(time.Millisecond), float64(total)/1e6/pub.Seconds(),
 		plain.Round(time.Millisecond), float64(total)/1e6/plain.Seconds(), plain.Seconds()/pub.Seconds())
@@ -137,7 +137,7 @@ func TestFigures(t *testing.T) {
 		}
 	}
 	// The goal is both at least 0.8: the figure is the lower of the two medians.
-	r, p := medianFloat(rpsRatio), medianFloat(p99Ratio)
+	r, p := testkit.Median(rpsRatio), testkit.Median(p99Ratio)
 	t.Logf("records from the bucket: %.2fx local disk (medians of %d rounds: req/s %.2fx, p99 %.2fx as local p99 / bucket p99)", min(r, p), rounds, r, p)
 }
 
@@ -148,12 +148,6 @@ func weedCPU(t *testing.T, srv *seaweedfs.Server) time.Duration {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func medianFloat(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // publicFiles lists public/'s files (relative) and their total size.
@@ -217,10 +211,4 @@ func load(t *testing.T, h http.Handler, kind string, n, conns int, d time.Durati
 		return 0, 0
 	}
 	return float64(len(lat)) / d.Seconds(), lat[int(math.Ceil(0.99*float64(len(lat))))-1]
-}
-
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
