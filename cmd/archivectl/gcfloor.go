@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
+
+	"github.com/archivectl/archivectl/internal/watch"
 )
 
 // gcFloorBytes is the heap a lookup may grow to before a collection. Its index is mapped, not
@@ -25,10 +27,8 @@ func gcFloor(ctx context.Context) {
 		return
 	}
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
 	current := 100
-	for {
+	adjust := func(context.Context) error {
 		metrics.Read(sample)
 		if sample[0].Value.Kind() == metrics.KindUint64 {
 			if p := gcPercentFor(sample[0].Value.Uint64(), gcFloorBytes); p != current {
@@ -41,14 +41,12 @@ func gcFloor(ctx context.Context) {
 				current = p
 			}
 		}
-		select {
-		case <-ctx.Done():
-			debug.SetGCPercent(100)
-			debug.SetMemoryLimit(math.MaxInt64)
-			return
-		case <-t.C:
-		}
+		return nil
 	}
+	adjust(ctx)
+	watch.Every(ctx, time.Second, adjust, nil)
+	debug.SetGCPercent(100)
+	debug.SetMemoryLimit(math.MaxInt64)
 }
 
 // gcPercentFor is the GOGC that lets a live heap of live bytes grow to floor before the next
