@@ -292,10 +292,7 @@ func (r *Releaser) begin(ctx context.Context, ix *store.Index, now time.Time) (_
 // prepareDirs creates public/ (world-readable) and an empty release-tmp/.
 func prepareDirs(dataDir string) error {
 	for _, d := range []string{layout.Public(dataDir), layout.Shards(dataDir), layout.Tombstones(dataDir), filepath.Join(layout.Public(dataDir), pubindex.Dir), layout.Access(dataDir), layout.Embargoed(dataDir)} {
-		if err := os.MkdirAll(d, publicDirMode); err != nil {
-			return err
-		}
-		if err := os.Chmod(d, publicDirMode); err != nil {
+		if err := durable.MkdirAll(d, publicDirMode); err != nil {
 			return err
 		}
 	}

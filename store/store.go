@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
 	"github.com/archivectl/archivectl/store/index"
@@ -77,10 +78,7 @@ func Open(dataDir string, opt Options) (*Store, error) {
 		opt.Now = time.Now
 	}
 	sealed := layout.Sealed(dataDir)
-	if err := os.MkdirAll(sealed, 0o700); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	if err := os.Chmod(sealed, 0o700); err != nil {
+	if err := durable.MkdirAll(sealed, 0o700); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	lock, err := lockfile.Acquire(layout.SealedLock(dataDir), 0)

@@ -59,6 +59,15 @@ func OpenFile(path string, flag int, mode fs.FileMode) (*os.File, error) {
 	return f, nil
 }
 
+// MkdirAll makes dir and any missing parents, and gives dir mode whatever the umask (the
+// parents it makes get mode as the umask leaves it): the one place a directory's mode is set.
+func MkdirAll(dir string, mode fs.FileMode) error {
+	if err := os.MkdirAll(dir, mode); err != nil {
+		return err
+	}
+	return os.Chmod(dir, mode)
+}
+
 // Create creates or truncates path for reading and writing with mode, whatever the umask.
 func Create(path string, mode fs.FileMode) (*os.File, error) {
 	return OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, mode)

@@ -166,3 +166,23 @@ func TestCreateModes(t *testing.T) {
 	tmp.Close()
 	checkFile(t, tmp.Name(), "", 0o640)
 }
+
+// TestMkdirAll: a directory made, and one that was there with another mode, both end with the
+// mode asked for.
+func TestMkdirAll(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	made := filepath.Join(base, "a", "b")
+	there := filepath.Join(base, "there")
+	if err := os.Mkdir(there, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{made, there} {
+		if err := MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o755 || !fi.IsDir() {
+			t.Errorf("%s: %v %v, want a directory of mode 0755", dir, fi.Mode(), err)
+		}
+	}
+}

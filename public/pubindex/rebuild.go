@@ -26,10 +26,7 @@ var runBytes = 64 << 20
 // writer of public/ may call it (the caller holds the release lock).
 func Rebuild(ctx context.Context, publicDir string, gen int64, log *slog.Logger) (Manifest, error) {
 	dir := filepath.Join(publicDir, Dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Manifest{}, fmt.Errorf("public index: %w", err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := durable.MkdirAll(dir, 0o755); err != nil {
 		return Manifest{}, fmt.Errorf("public index: %w", err)
 	}
 	names, err := public.CDXJFiles(os.DirFS(publicDir))
