@@ -13,6 +13,7 @@ import (
 
 	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
 	"github.com/klauspost/compress/gzip"
@@ -316,10 +317,10 @@ func recordID(seed string) string { return store.DerivedRecordID("archivectl-rel
 
 // warcinfo is the first record of every public file.
 func warcinfo(software, name string, pass time.Time, description string) ([]byte, error) {
-	block := store.WarcinfoBlock(software,
+	block := warcrecord.WarcinfoBlock(software,
 		[2]string{"description", description},
 		[2]string{"release-pass", pass.UTC().Format(time.RFC3339)})
-	rec, err := store.MarshalRecord(typeWarcinfo, recordID("warcinfo:"+name), pass, "application/warc-fields", block,
+	rec, err := warcrecord.Marshal(typeWarcinfo, recordID("warcinfo:"+name), pass, "application/warc-fields", block,
 		[2]string{"WARC-Filename", name})
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/archivectl/archivectl/public"
 	"github.com/archivectl/archivectl/store"
 )
@@ -82,7 +83,7 @@ func tombstoneRecord(e store.Entry, pass time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.MarshalRecord(typeMetadata, recordID("tombstone:"+e.ID), pass, public.TombstoneType, block,
+	return warcrecord.Marshal(typeMetadata, recordID("tombstone:"+e.ID), pass, public.TombstoneType, block,
 		[2]string{"WARC-Target-URI", e.URL},
 		[2]string{"WARC-Refers-To", store.IDRef(e.ID)})
 }

@@ -3,8 +3,8 @@
 // (Seal), reads records back by location (ReadRecord, ReadAt, MemberReader, ScanFile), recovers
 // from a killed writer (Open), and checks or rebuilds the index from the WARC files alone
 // (Verify, Reindex). It also
-// holds the WARC record conventions the releaser shares: digests (Digest), record ids
-// (DerivedRecordID) and records written without gowarc's builder (MarshalRecord, WarcinfoBlock).
+// holds the WARC record conventions the releaser shares: digests (Digest) and record ids
+// (DerivedRecordID); records written without gowarc's builder are internal/warcrecord's.
 //
 // Files. Records are gzip members, one per record, so any record's byte range can be copied
 // verbatim into another file. A file is named prefix-timestamp-serial-host.warc.gz (IIPC style,

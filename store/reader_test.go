@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/nlnwa/gowarc/v3"
 )
 
@@ -86,7 +87,7 @@ func TestOwnPayloadDigestForms(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			raw, err := MarshalRecord("metadata", "<urn:uuid:00000000-0000-4000-8000-000000000001>", time.Unix(0, 0),
+			raw, err := warcrecord.Marshal("metadata", "<urn:uuid:00000000-0000-4000-8000-000000000001>", time.Unix(0, 0),
 				"application/warc-fields", block, [2]string{"WARC-Target-URI", "http://a.example/"}, [2]string{"WARC-Payload-Digest", tc.digest})
 			if err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"io"
+	"regexp"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -41,4 +42,35 @@ func gunzip(t *testing.T, b []byte) string {
 		out = append(out[:2000], "…"...)
 	}
 	return string(out)
+}
+
+func TestRecordIDs(t *testing.T) {
+	t.Parallel()
+	form := regexp.MustCompile(`^<urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-([0-9a-f])[0-9a-f]{3}-([89ab])[0-9a-f]{3}-[0-9a-f]{12}>$`)
+	fresh, err := newRecordID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := newRecordID()
+	for _, tc := range []struct {
+		name, id, version string
+	}{
+		{"fresh", fresh, "4"},
+		{"derived", DerivedRecordID("seed"), "8"},
+	} {
+		m := form.FindStringSubmatch(tc.id)
+		if m == nil || m[1] != tc.version {
+			t.Errorf("%s id %q is not a version %s UUID reference", tc.name, tc.id, tc.version)
+		}
+	}
+	if fresh == again {
+		t.Errorf("two fresh ids are both %s", fresh)
+	}
+	if DerivedRecordID("seed") != DerivedRecordID("seed") || DerivedRecordID("seed") == DerivedRecordID("seed2") {
+		t.Error("a derived id does not depend on its seed alone")
+	}
+	// The derivation is part of the format: a replayed release pass must give the same ids.
+	if got, want := DerivedRecordID("archivectl-release:tombstone:<urn:uuid:00000000-0000-4000-8000-000000000001>"), "<urn:uuid:344123db-fb6c-8e53-80ca-be224f3f5a99>"; got != want {
+		t.Errorf("derived id %s, want %s", got, want)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/archivectl/archivectl/internal/durable"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
+	"github.com/archivectl/archivectl/internal/warcrecord"
 	"github.com/archivectl/archivectl/store/index"
 	"github.com/nlnwa/gowarc/v3"
 )
@@ -110,7 +111,7 @@ func (s *Store) Recovered() []Problem { return s.recovered }
 // warcinfo builds the first record of a new file.
 func (s *Store) warcinfo(name string) (gowarc.WarcRecord, error) {
 	host, _ := os.Hostname()
-	block := WarcinfoBlock(s.opt.Software,
+	block := warcrecord.WarcinfoBlock(s.opt.Software,
 		[2]string{"robots", s.opt.RobotsPolicy},
 		[2]string{"operator", s.opt.Operator},
 		[2]string{"contact", s.opt.Contact},

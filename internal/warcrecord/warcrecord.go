@@ -1,8 +1,9 @@
 // Package warcrecord is the one codec of WARC 1.1 record headers and digests that every reader of
 // this module's own WARC files shares (the store's writer, the release pass's checks, the export
 // and the lookup): the version line and named fields up to the blank line, and the
-// "algorithm:value" digests with the algorithms and encodings accepted everywhere alike. It uses
-// only the standard library.
+// "algorithm:value" digests with the algorithms and encodings accepted everywhere alike, and the
+// small records written without gowarc's builder (Marshal, WarcinfoBlock: the store's warcinfo,
+// the release pass's warcinfo and tombstones). It uses only the standard library.
 package warcrecord
 
 import (

@@ -1,24 +1,26 @@
-package store
+package warcrecord
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// MarshalRecord renders one WARC/1.1 record: WARC-Type, WARC-Record-ID, WARC-Date, fields (empty
+// Marshal renders one WARC/1.1 record: WARC-Type, WARC-Record-ID, WARC-Date, fields (empty
 // values left out), Content-Type, WARC-Block-Digest (the SHA-256 of the block) and Content-Length.
 // It has no WARC-Payload-Digest: the records written this way (warcinfo, metadata) have no
 // payload (WARC 1.1 §5.9). The releaser's own records (warcinfo, metadata) are small
 // and fully determined by their inputs, so it writes them directly rather than through gowarc's
 // builder (whose constructors race on a global of google/uuid, docs/architecture.md#gowarc-uuid-race); every reader,
 // gowarc's strict one included, reads them back.
-func MarshalRecord(typ, id string, date time.Time, ctype string, block []byte, fields ...[2]string) ([]byte, error) {
+func Marshal(typ, id string, date time.Time, ctype string, block []byte, fields ...[2]string) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("WARC/1.1\r\n")
-	d := Digest("sha256", block)
+	sum := sha256.Sum256(block)
+	d := Format("sha256", sum[:])
 	all := append([][2]string{
 		{"WARC-Type", typ},
 		{"WARC-Record-ID", id},
