@@ -13,6 +13,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/browser"
+	"github.com/archivectl/archivectl/internal/strictyaml"
 )
 
 // TestShippedConfigIsTheDefaults: configs/archivectl.yaml shows every option with its default;
@@ -24,7 +25,7 @@ func TestShippedConfigIsTheDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := defaultConfig()
-	lines, err := decodeConfig(b, &c)
+	lines, err := strictyaml.Decode(b, &c)
 	if err != nil {
 		t.Fatalf("configs/archivectl.yaml: %v", err)
 	}
@@ -188,7 +189,7 @@ func TestConfigNullKeepsDefault(t *testing.T) {
 	t.Parallel()
 	for _, y := range []string{"", "# nothing\n", "crawl:\n", "crawl:\n  delay:\n  agent: ~\n"} {
 		c := defaultConfig()
-		if _, err := decodeConfig([]byte(y), &c); err != nil || !reflect.DeepEqual(c, defaultConfig()) {
+		if _, err := strictyaml.Decode([]byte(y), &c); err != nil || !reflect.DeepEqual(c, defaultConfig()) {
 			t.Errorf("%q: %v, config %+v", y, err, c)
 		}
 	}
