@@ -1,6 +1,7 @@
 package lookup
 
 import (
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -79,7 +80,8 @@ type replayed struct {
 // following that link replays the page from its package, fetched across origins from the lookup
 // by ranges: its title and headline, its stylesheet applied (the headline's colour, the
 // background image it embeds), its logo decoded at its size; the photo under embargo is not
-// there (width 0), as the card says. It saves a screenshot of the replay (see screenshotDir).
+// there (width 0), as the card says. It saves a screenshot of the replay at
+// 1280 and 390 px (replaywebpage-replay-*.png, see screenshotDir).
 func TestBrowserReplayWebPage(t *testing.T) {
 	t.Parallel()
 	pkg := replayWebPage(t)
@@ -108,7 +110,39 @@ func TestBrowserReplayWebPage(t *testing.T) {
 	if !regexp.MustCompile(`^1 resource of this page is still under embargo until .+; until then the replay shows the page without what is under embargo\.$`).MatchString(card.Withheld) {
 		t.Errorf("the card says %q about the photo under embargo", card.Withheld)
 	}
-	b.Open(card.Link, 1200, 900)
+	for _, width := range []int{1280, 390} { // a laptop's width and a phone's; the second load finds the service worker there
+		got := replayAt(t, b, card.Link, width)
+		shot := filepath.Join(screenshotDir(t), fmt.Sprintf("replaywebpage-replay-%d.png", width))
+		b.Screenshot(shot, width)
+		t.Logf("screenshot of the replay at %d px: %s", width, shot)
+		if fi, err := os.Stat(shot); err != nil || fi.Size() < 10<<10 {
+			t.Errorf("screenshot %s missing or nearly empty: %v", shot, err)
+		}
+		t.Logf("replayed at %d px: %+v", width, got)
+		if got.Title != "Harbour test page" || got.Headline != "Replayed from the archive" {
+			t.Errorf("%d px: replayed title %q, headline %q", width, got.Title, got.Headline)
+		}
+		if got.Color != "rgb(0, 90, 30)" {
+			t.Errorf("%d px: headline colour %q: the archived stylesheet is not applied", width, got.Color)
+		}
+		if got.LogoWidth != rs.logoW || got.LogoHeight != rs.logoH {
+			t.Errorf("%d px: logo decoded at %dx%d, want %dx%d: the archived image is not replayed", width, got.LogoWidth, got.LogoHeight, rs.logoW, rs.logoH)
+		}
+		if got.BgWidth != 4 {
+			t.Errorf("%d px: the stylesheet's background image: width %d, want 4", width, got.BgWidth)
+		}
+		if got.PhotoWidth != 0 {
+			t.Errorf("%d px: the photo under embargo replays (width %d)", width, got.PhotoWidth)
+		}
+	}
+}
+
+// replayAt opens link in b at width px and waits up to 90 s for replayProbe to find the
+// replayed page with its images settled; it fails the test when none is found.
+func replayAt(t *testing.T, b *testkit.Browser, link string, width int) replayed {
+	t.Helper()
+	b.Open("about:blank", width, 900) // a link that differs only in its fragment would not load again
+	b.Open(link, width, 900)
 	var got replayed
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -118,31 +152,10 @@ func TestBrowserReplayWebPage(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	shot := filepath.Join(screenshotDir(t), "replaywebpage-replay.png")
-	b.Screenshot(shot, 1200)
-	t.Logf("screenshot of the replay: %s", shot)
 	if !got.Found {
 		var text string
 		b.Eval(`document.documentElement.outerHTML.slice(0, 3000)`, &text)
-		t.Fatalf("ReplayWeb.page shows no replayed page after 90s (link %s):\n%s", card.Link, html.UnescapeString(text))
+		t.Fatalf("ReplayWeb.page shows no replayed page at %d px after 90s (link %s):\n%s", width, link, html.UnescapeString(text))
 	}
-	t.Logf("replayed: %+v", got)
-	if got.Title != "Harbour test page" || got.Headline != "Replayed from the archive" {
-		t.Errorf("replayed title %q, headline %q", got.Title, got.Headline)
-	}
-	if got.Color != "rgb(0, 90, 30)" {
-		t.Errorf("headline colour %q: the archived stylesheet is not applied", got.Color)
-	}
-	if got.LogoWidth != rs.logoW || got.LogoHeight != rs.logoH {
-		t.Errorf("logo decoded at %dx%d, want %dx%d: the archived image is not replayed", got.LogoWidth, got.LogoHeight, rs.logoW, rs.logoH)
-	}
-	if got.BgWidth != 4 {
-		t.Errorf("the stylesheet's background image: width %d, want 4", got.BgWidth)
-	}
-	if got.PhotoWidth != 0 {
-		t.Errorf("the photo under embargo replays (width %d)", got.PhotoWidth)
-	}
-	if fi, err := os.Stat(shot); err != nil || fi.Size() < 10<<10 {
-		t.Errorf("screenshot %s missing or nearly empty: %v", shot, err)
-	}
+	return got
 }
