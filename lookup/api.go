@@ -29,6 +29,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /api/v1/captures", m.route("captures", s.handleCaptures))
 	mux.Handle("GET /api/v1/record", m.route("record", s.handleRecord))
 	mux.Handle("GET /api/v1/wacz", m.route("wacz", s.handleWACZ))
+	mux.Handle("GET /shards/{path...}", m.route("shard", s.handleShard))
 	mux.Handle("GET /api/v1/calendar", m.route("calendar", s.handleCalendarJSON))
 	mux.Handle("GET /api/v1/releases", m.route("releases", s.handleReleases))
 	s.cdxRoutes(mux)

@@ -43,7 +43,7 @@ func (s *Server) front(mux *http.ServeMux) http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		api := p == "/cdx" || strings.HasPrefix(p, "/api/v1/") || strings.HasPrefix(p, timegatePrefix) || strings.HasPrefix(p, timemapPrefix)
+		api := p == "/cdx" || strings.HasPrefix(p, "/api/v1/") || strings.HasPrefix(p, "/shards/") || strings.HasPrefix(p, timegatePrefix) || strings.HasPrefix(p, timemapPrefix)
 		if api {
 			s.cors(w, r)
 			if r.Method == http.MethodOptions {

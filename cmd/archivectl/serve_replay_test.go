@@ -3,8 +3,14 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"html"
+	"io"
+	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -83,4 +89,47 @@ func hasFile(zr *zip.Reader, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestServeShards: the built serve answers GET /shards/NAME, the file its captures answer names,
+// by the range the answer gives (206, the shard's bytes there, with CORS), and refuses a name
+// that climbs out of public/shards.
+func TestServeShards(t *testing.T) {
+	t.Parallel()
+	exe := archivectlBinary(t)
+	data, _, open := crawledAndReleased(t)
+	s := startServe(t, exe, "--data", data)
+	var a capturesAnswer
+	if code, body := s.get(t, "/api/v1/captures?url="+url.QueryEscape(open), &a); code != 200 || len(a.Captures) == 0 || a.Captures[0].WARC == nil {
+		t.Fatalf("open site: %d %s", code, body)
+	}
+	var w struct {
+		File           string
+		Offset, Length int64
+	}
+	if err := json.Unmarshal(a.Captures[0].WARC, &w); err != nil {
+		t.Fatal(err)
+	}
+	shard, err := os.ReadFile(filepath.Join(data, "public", filepath.FromSlash(w.File)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.base+"/"+w.File, nil)
+	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", w.Offset, w.Offset+w.Length-1))
+	req.Header.Set("Origin", "https://replay.example.org")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusPartialContent || !bytes.Equal(got, shard[w.Offset:w.Offset+w.Length]) || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("GET /%s by range: %d, %d bytes, CORS %q; want 206 and the shard's %d bytes there", w.File, resp.StatusCode, len(got), resp.Header.Get("Access-Control-Allow-Origin"), w.Length)
+	}
+	if code, body := s.get(t, "/shards/..%2F..%2Fstate.json", nil); code != http.StatusNotFound {
+		t.Errorf("a name out of public/shards: %d %.100s", code, body)
+	}
+	if code := s.stop(t, syscall.SIGTERM); code != 0 {
+		t.Errorf("exit %d after SIGTERM; stderr:\n%s", code, s.stderr)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -17,6 +18,29 @@ import (
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/test/pubtest"
 )
+
+// passAndView runs a release pass at day 8 over the data directory dir that publishes node n1
+// to s, and returns a lookup reading s through a mirror an hour after the pass.
+func passAndView(t *testing.T, dir string, s objectstore.Store) http.Handler {
+	t.Helper()
+	pub := func(ctx context.Context) error {
+		_, err := publish.Publish(ctx, dir, s, publish.Options{Node: "n1", Logger: pubtest.Quiet()})
+		return err
+	}
+	if _, err := pubtest.Pass(t, dir, 8, release.Options{Publish: pub}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := mirror.Open(context.Background(), s, t.TempDir(), mirror.Options{Logger: pubtest.Quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := pubtest.T0.Add(8*24*time.Hour + time.Hour)
+	view, err := lookup.New(m.FS(), lookup.Options{Logger: pubtest.Quiet(), Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return view
+}
 
 // counting is a store that counts the ranged reads of record files, and the bodies closed
 // before their end (a GET whose connection is then closed instead of being reused).
@@ -77,22 +101,7 @@ func TestRecordIsOneRead(t *testing.T) {
 	const n = 12
 	pubtest.SealRandom(t, dir, "small.example", n, 3000)
 	pubtest.SealRandom(t, dir, "big.example", n, 200_000)
-	pub := func(ctx context.Context) error {
-		_, err := publish.Publish(ctx, dir, s, publish.Options{Node: "n1", Logger: pubtest.Quiet()})
-		return err
-	}
-	if _, err := pubtest.Pass(t, dir, 8, release.Options{Publish: pub}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := mirror.Open(context.Background(), s, t.TempDir(), mirror.Options{Logger: pubtest.Quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := pubtest.T0.Add(8*24*time.Hour + time.Hour)
-	view, err := lookup.New(m.FS(), lookup.Options{Logger: pubtest.Quiet(), Now: func() time.Time { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	view := passAndView(t, dir, s)
 	s.take()
 	served := 0
 	for _, host := range []string{"small.example", "big.example"} {
