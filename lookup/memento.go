@@ -194,7 +194,8 @@ func compareInt64(a, b int64) int {
 }
 
 // mementoLinks is the Link field value of a TimeGate answer (timegate false) or of a memento
-// (timegate true): the original resource, the TimeGate, the TimeMap, and the mementos first,
+// (timegate true): the original resource, the TimeGate, the TimeMap (with the datetimes of its
+// first and last mementos, from and until), and the mementos first,
 // prev, the selected one, next and last, the relations of one memento combined.
 func mementoLinks(base, orig string, rel []*capture, sel int, timegate bool) string {
 	var b strings.Builder
@@ -204,6 +205,9 @@ func mementoLinks(base, orig string, rel []*capture, sel int, timegate bool) str
 	}
 	fmt.Fprintf(&b, `, <%s%s%s>; rel="timemap"; type="%s"`, base, timemapLinkPrefix, orig, linkFormat)
 	last := len(rel) - 1
+	if last >= 0 { // the TimeMap's span, as RFC 7089's examples give it
+		fmt.Fprintf(&b, `; from="%s"; until="%s"`, httpDate(rel[0].time), httpDate(rel[last].time))
+	}
 	idx := []int{0, sel - 1, sel, sel + 1, last}
 	slices.Sort(idx)
 	for _, i := range slices.Compact(idx) {

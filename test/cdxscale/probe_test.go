@@ -249,7 +249,8 @@ func (r *reference) check(client *http.Client, base string, p probe) error {
 		}
 		orig := r.newest[key]
 		want := append([]link{{uri: orig, rel: "original"},
-			{uri: base + "/timemap/link/" + orig, rel: "timemap", params: `type="application/link-format"`}}, mementoLinks(base, ms, sel)...)
+			{uri: base + "/timemap/link/" + orig, rel: "timemap", params: fmt.Sprintf(`type="application/link-format"; from=%q; until=%q`,
+				ms[0].at.UTC().Format(httpDate), ms[len(ms)-1].at.UTC().Format(httpDate))}}, mementoLinks(base, ms, sel)...)
 		return sameLinks("Link", got, want, false)
 	case "timemap/link":
 		if ct := resp.Header.Get("Content-Type"); ct != "application/link-format" {
