@@ -1,7 +1,14 @@
 // Package pywb checks the README's pywb setup with pywb's own index and access-control code: see
-// check.py. It runs when ARCHIVECTL_PYWB_SRC names a pywb source tree (github.com/webrecorder/pywb)
-// and python3 (with the modules pywb's code needs: jinja2, six, werkzeug, requests, dateutil) and
-// node are there; it skips otherwise.
+// check.py. It runs when ARCHIVECTL_PYWB_SRC names a pywb source tree (github.com/webrecorder/pywb,
+// a clone: nothing is installed from it) and python3 (with the modules pywb's code needs: jinja2,
+// six, werkzeug, requests, dateutil; Debian packages them as python3-jinja2 and so on) and node
+// are there; it skips otherwise, saying why. Neither PyPI nor GitHub is reachable from this
+// machine or from CI, so CI skips it: run it by hand where a pywb tree is at hand,
+//
+//	ARCHIVECTL_PYWB_SRC=/path/to/pywb go test ./test/pywb -run TestREADMESetup -count=1 -v
+//
+// and it logs each pass's figures (the README's "The pywb setup, checked with pywb's own code"
+// records the last run's, with the pywb commit).
 package pywb
 
 import (
