@@ -33,7 +33,8 @@ func capturedShard(t *testing.T, s http.Handler) (file string, offset, length in
 
 // TestShardRoute: GET /shards/NAME answers the public shard as stored, whole or by the ranges
 // the CDXJ's offset and length name (206, one gzip member that reads as the capture's record),
-// with If-Range, 416 past the end, CORS, an immutable Cache-Control and an ETag.
+// with If-Range, several ranges (multipart/byteranges), HEAD, 416 past the end, CORS, an
+// immutable Cache-Control and an ETag.
 func TestShardRoute(t *testing.T) {
 	t.Parallel()
 	f := standard(t)
@@ -98,6 +99,15 @@ func TestShardRoute(t *testing.T) {
 		if rec.Code != tc.code || tc.body != nil && !bytes.Equal(rec.Body.Bytes(), tc.body) {
 			t.Errorf("%s: %d, %d bytes; want %d and %d bytes", tc.name, rec.Code, rec.Body.Len(), tc.code, len(tc.body))
 		}
+	}
+	if rec := do("Range", "bytes=0-9,20-29"); rec.Code != http.StatusPartialContent ||
+		!strings.HasPrefix(rec.Header().Get("Content-Type"), "multipart/byteranges; boundary=") ||
+		!bytes.Contains(rec.Body.Bytes(), whole[20:30]) {
+		t.Errorf("two ranges: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	if rec := httptestDo(s, http.MethodHead, "/"+file); rec.Code != http.StatusOK || rec.Body.Len() != 0 ||
+		rec.Header().Get("Content-Length") != fmt.Sprint(len(whole)) {
+		t.Errorf("HEAD: %d, %d body bytes, Content-Length %q", rec.Code, rec.Body.Len(), rec.Header().Get("Content-Length"))
 	}
 	if rec := httptestDo(s, http.MethodPost, "/"+file); rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %d, want 405", rec.Code)
