@@ -1,0 +1,3 @@
+function workerMethod() {
+  throw new Error("Hey! Don't call me!");
+}

@@ -1,0 +1,1 @@
+throw new Error("Throw throw throw your boat");
