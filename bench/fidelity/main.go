@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -27,7 +28,7 @@ func main() {
 	var opt options
 	flag.StringVar(&opt.Corpus, "corpus", "", "the corpus directory (default: bench/fidelity/corpus, or corpus in that directory)")
 	flag.StringVar(&opt.Bin, "bin", "", "the archivectl binary (default: built now from this checkout)")
-	flag.StringVar(&opt.Work, "work", "", "directory for the archives, screenshots and report (default: a new temporary one, kept)")
+	flag.StringVar(&opt.Work, "work", "", "directory for the archives, crawl logs, screenshots (shots/) and report.json (default: a new temporary one, kept)")
 	flag.BoolVar(&opt.Wget, "wget", true, "crawl with wget -r -p -H too")
 	flag.BoolVar(&opt.Replay, "replay", false, "replay in ReplayWeb.page and compare screenshots (needs ARCHIVECTL_REPLAY_NODE_DIR)")
 	flag.Parse()
@@ -77,6 +78,13 @@ func main1(opt *options) error {
 		return err
 	}
 	writeReport(os.Stdout, rep, opt.Replay)
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(opt.Work, "report.json"), js, 0o644); err != nil {
+		return err
+	}
 	load, _ = os.ReadFile("/proc/loadavg")
 	fmt.Printf("load average after: %s\n", strings.Join(strings.Fields(string(load))[:3], " "))
 	return nil

@@ -37,8 +37,9 @@ func replayWebPage() (string, error) {
 // replayer is ReplayWeb.page served from loopback with the WACZ packages beside it (same origin:
 // the app loads a package by URL, by ranges).
 type replayer struct {
-	URL string
-	srv *http.Server
+	URL          string
+	srv          *http.Server
+	growW, growH int64 // what the app takes around the replay's frame, once a replay measured it
 }
 
 func startReplayer(pkg string, wacz map[string]string) (*replayer, error) {
@@ -86,39 +87,40 @@ type frameBox struct {
 }
 
 // replayShot opens pageURL, captured at ts, from the package name in ReplayWeb.page and
-// photographs the replay's frame at the live viewport's size: the window is made as much taller
-// and wider as the app's bar and margins take, so that the frame is viewW x viewH.
+// photographs the replay's frame at the live viewport's size: the window is as much taller and
+// wider as the app's bar and margins take, so that the frame is viewW x viewH from the start (a
+// page sizing itself to its window at load, a canvas, sees the live size). The first replay
+// measures the app's margins and loads again with them.
 func (b *browser) replayShot(rp *replayer, name, pageURL, ts string) ([]byte, error) {
 	tctx, cancel := chromedp.NewContext(b.ctx)
 	defer cancel()
 	ctx, wcancel := context.WithTimeout(tctx, 90*time.Second)
 	defer wcancel()
 	link := rp.URL + "/?source=" + url.QueryEscape(rp.URL+"/"+name+".wacz") + "#view=replay&url=" + url.QueryEscape(pageURL) + "&ts=" + ts
-	w, h := int64(viewW), int64(viewH)
-	if err := viewport(ctx, w, h); err != nil {
+	if err := viewport(ctx, viewW+rp.growW, viewH+rp.growH); err != nil {
 		return nil, err
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(link)); err != nil {
 		return nil, fmt.Errorf("open %s: %w", link, err)
 	}
 	var box frameBox
-	resized := false
 	for {
 		var err error
 		if box, err = chromedp.Run(ctx, chromedp.Evaluate[frameBox](frameProbe)); err != nil {
 			return nil, fmt.Errorf("find the replay frame: %w", err)
 		}
 		if box.Found && box.Ready {
-			if resized {
+			gw, gh := rp.growW+int64(viewW-box.W+0.5), rp.growH+int64(viewH-box.H+0.5)
+			if gw == rp.growW && gh == rp.growH {
 				break
 			}
-			// Grow the window by what the app takes around the frame, then wait for the frame again.
-			w, h = viewW+int64(viewW-box.W+0.5), viewH+int64(viewH-box.H+0.5)
-			if err := viewport(ctx, w, h); err != nil {
+			rp.growW, rp.growH = gw, gh
+			if err := viewport(ctx, viewW+gw, viewH+gh); err != nil {
 				return nil, err
 			}
-			resized = true
-			time.Sleep(300 * time.Millisecond)
+			if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+				return nil, fmt.Errorf("reload %s: %w", link, err)
+			}
 			continue
 		}
 		select {

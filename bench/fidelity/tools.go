@@ -40,14 +40,15 @@ func crawlArchivectl(bin, work, seeds string, browser bool) toolRun {
 		args = append(args, "--browser")
 	}
 	cmd := exec.Command(bin, append(args, seeds)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	r.Usage, r.Err = measured(cmd)
 	if r.Err != nil {
 		r.Err = fmt.Errorf("archivectl %s: %w: %s", strings.Join(args, " "), r.Err, tail(stderr.String()))
 		return r
 	}
-	os.WriteFile(filepath.Join(work, name+"-crawl.log"), []byte(stderr.String()), 0o644)
+	// The crawl's summary (stdout) and log (stderr), kept for reading.
+	os.WriteFile(filepath.Join(work, name+"-crawl.log"), []byte(stdout.String()+stderr.String()), 0o644)
 	r.WACZ = filepath.Join(work, name+".wacz")
 	cdx := filepath.Join(work, name+".cdxj")
 	for _, a := range [][]string{
