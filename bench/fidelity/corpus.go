@@ -67,6 +67,7 @@ type site struct {
 	requests  map[string]int // origin letter -> requests answered
 	inFlight  map[string]int
 	maxFlight map[string]int
+	chromium  int // requests whose User-Agent is Chromium's: made by a browser itself
 }
 
 // startSite serves dir on three loopback ports.
@@ -99,6 +100,9 @@ func (s *site) handler(dir, origin string) http.Handler {
 		s.requests[origin]++
 		s.inFlight[origin]++
 		s.maxFlight[origin] = max(s.maxFlight[origin], s.inFlight[origin])
+		if strings.Contains(r.UserAgent(), "Chrome/") {
+			s.chromium++
+		}
 		s.mu.Unlock()
 		defer func() { s.mu.Lock(); s.inFlight[origin]--; s.mu.Unlock() }()
 		w.Header().Set("Access-Control-Allow-Origin", "*")
@@ -151,12 +155,20 @@ func (s *site) MaxInFlight() map[string]int {
 	return m
 }
 
+// ChromiumRequests is how many requests came from a browser itself (its User-Agent).
+func (s *site) ChromiumRequests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chromium
+}
+
 // ResetStats forgets the counts, between tools.
 func (s *site) ResetStats() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.requests)
 	clear(s.maxFlight)
+	s.chromium = 0
 }
 
 func (s *site) Close() {

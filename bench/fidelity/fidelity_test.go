@@ -16,7 +16,7 @@ import (
 // an image fetched from another origin (basic-fetch), JSON fetched from another origin and
 // listed by script (fetch-json, heroes-finished) — so that the tool cannot rot: Chromium loads
 // each page live; the plain crawl misses what the scripts fetch and `crawl --browser` captures
-// all of it, each origin answering one request at a time. With ARCHIVECTL_REPLAY_NODE_DIR set
+// all of it, each origin answering one request at a time and none from Chromium itself. With ARCHIVECTL_REPLAY_NODE_DIR set
 // (test/replay/install.sh; CI sets it) the captures are also replayed in ReplayWeb.page, and the
 // --browser replay must match the live render by the run's measure while the plain one does not.
 func TestFidelity(t *testing.T) {
@@ -74,7 +74,13 @@ func TestFidelity(t *testing.T) {
 			}
 		}
 	}
+	if rep.Chromium["live"] == 0 {
+		t.Error("the origins saw no request from Chromium in the live loads: the check of its User-Agent sees nothing")
+	}
 	for _, tool := range []string{"plain", "browser"} {
+		if n := rep.Chromium[tool]; n != 0 {
+			t.Errorf("%s: the origins got %d requests from Chromium itself: the browser touched the network", tool, n)
+		}
 		for o, n := range rep.MaxFlight[tool] {
 			if n != 1 {
 				t.Errorf("%s: origin %s answered %d requests at once", tool, o, n)

@@ -47,6 +47,7 @@ type report struct {
 	Pages     []*pageResult
 	Usage     map[string]usage
 	MaxFlight map[string]map[string]int // tool -> origin -> most requests answered at once
+	Chromium  map[string]int            // tool -> requests the origins got from a browser itself
 }
 
 // run serves the corpus, loads every page live in Chromium, crawls the seeds with each tool,
@@ -81,7 +82,7 @@ func run(ctx context.Context, opt options, log *slog.Logger) (*report, error) {
 		return nil, err
 	}
 
-	rep := &report{Tools: []string{"plain", "browser"}, Usage: map[string]usage{}, MaxFlight: map[string]map[string]int{}}
+	rep := &report{Tools: []string{"plain", "browser"}, Usage: map[string]usage{}, MaxFlight: map[string]map[string]int{}, Chromium: map[string]int{}}
 	if opt.Wget {
 		rep.Tools = append(rep.Tools, "wget")
 	}
@@ -105,6 +106,7 @@ func run(ctx context.Context, opt options, log *slog.Logger) (*report, error) {
 		return nil, err
 	}
 
+	rep.Chromium["live"] = s.ChromiumRequests() // the live loads: the check below can see Chromium
 	runs := map[string]toolRun{}
 	for _, tool := range rep.Tools {
 		s.ResetStats()
@@ -119,7 +121,7 @@ func run(ctx context.Context, opt options, log *slog.Logger) (*report, error) {
 			return nil, r.Err
 		}
 		log.Info("crawled", "tool", tool, "urls", len(r.URLs), "wall", r.Usage.Wall, "cpu", r.Usage.CPU, "peak_pss_mib", r.Usage.PeakPSS>>20)
-		runs[tool], rep.Usage[tool], rep.MaxFlight[tool] = r, r.Usage, s.MaxInFlight()
+		runs[tool], rep.Usage[tool], rep.MaxFlight[tool], rep.Chromium[tool] = r, r.Usage, s.MaxInFlight(), s.ChromiumRequests()
 		for _, p := range rep.Pages {
 			for _, u := range p.Live {
 				if _, ok := r.URLs[key(u)]; !ok {
@@ -220,9 +222,9 @@ func writeReport(w io.Writer, rep *report, replay bool) {
 		}
 		slices.Sort(cs)
 		u := rep.Usage[t]
-		fmt.Fprintf(w, "%-7s  pages ≥ 99 %%: %d/%d (%.0f %%)  median completeness %.1f %%  %.2f pages/s  %.0f ms CPU/page  peak memory %d MiB  most requests at once per origin %v\n",
+		fmt.Fprintf(w, "%-7s  pages ≥ 99 %%: %d/%d (%.0f %%)  median completeness %.1f %%  %.2f pages/s  %.0f ms CPU/page  peak memory %d MiB  most requests at once per origin %v  from a browser itself %d\n",
 			t, full, n, 100*float64(full)/float64(n), 100*median(cs), float64(n)/u.Wall.Seconds(),
-			float64(u.CPU.Milliseconds())/float64(n), u.PeakPSS>>20, rep.MaxFlight[t])
+			float64(u.CPU.Milliseconds())/float64(n), u.PeakPSS>>20, rep.MaxFlight[t], rep.Chromium[t])
 	}
 	if replay {
 		for _, t := range []string{"plain", "browser"} {
