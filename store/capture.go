@@ -38,6 +38,12 @@ type Capture struct {
 	SitemapLastmod       string // that sitemap's lastmod for the page, as written
 	EmbargoSource        string // what set Period when response headers may: "robots.txt" or "header"
 	LoadedBy             string // LoadedByBrowser when a page's browser asked for it; "" for a fetch of the crawler's own
+
+	// Resource is the Content-Type of a resource derived from a page in the browser (its rendered
+	// DOM, a screenshot): the capture is then sealed as a WARC resource record (no request record),
+	// URL its ResourceURI, Response its block, WARC-Concurrent-To the page (RequisiteOfID), and is
+	// withheld like a requisite of the page, so never public before it. "" for an HTTP exchange.
+	Resource string
 }
 
 // LoadedByBrowser is the LoadedBy of a capture that a page's browser asked for (crawl --browser).

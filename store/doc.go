@@ -15,7 +15,10 @@
 //
 // Records per capture, in this order: request (WARC-Concurrent-To the response), response or
 // revisit, metadata (Content-Type application/warc-fields, WARC-Concurrent-To the response; the
-// named fields of metadata.go, or in archives sealed before a JSON document, read too). The capture id is the response's WARC-Record-ID as written,
+// named fields of metadata.go, or in archives sealed before a JSON document, read too). A page's
+// resource derived in the browser (its rendered DOM, a screenshot: Capture.Resource) is a resource
+// record (target URI urn:dom: or urn:view: and the page's URL, WARC-Concurrent-To the page's
+// response) and its metadata record, without request. The capture id is the response's WARC-Record-ID as written,
 // "<urn:uuid:…>". Every record has WARC-Block-Digest (sha256 in lowercase base16 by default, or
 // sha1 in base32); request, response and revisit records have WARC-Payload-Digest too: the payload
 // is the bytes after the HTTP header block exactly as received — chunked framing and

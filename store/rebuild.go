@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -16,13 +17,14 @@ import (
 // the request and metadata records point at it with WARC-Concurrent-To, and the metadata record's
 // facts give the embargo facts fixed at capture time. Verify and Reindex share it.
 type rebuilder struct {
-	entries  map[string]*Entry // capture id → entry being assembled
-	order    []string          // capture ids in the order their main record was found
-	reqs     map[string]Location
-	metas    map[string]metaAt
-	problems []Problem
-	damage   []Damage        // the stretches of the files that hold no readable record
-	lost     map[string]bool // capture ids a damage problem names (set by finish)
+	entries   map[string]*Entry // capture id → entry being assembled
+	order     []string          // capture ids in the order their main record was found
+	reqs      map[string]Location
+	metas     map[string]metaAt
+	resources map[string]bool // capture ids of resource records (no request)
+	problems  []Problem
+	damage    []Damage        // the stretches of the files that hold no readable record
+	lost      map[string]bool // capture ids a damage problem names (set by finish)
 }
 
 type metaAt struct {
@@ -31,7 +33,7 @@ type metaAt struct {
 }
 
 func newRebuilder() *rebuilder {
-	return &rebuilder{entries: map[string]*Entry{}, reqs: map[string]Location{}, metas: map[string]metaAt{}, lost: map[string]bool{}}
+	return &rebuilder{entries: map[string]*Entry{}, reqs: map[string]Location{}, metas: map[string]metaAt{}, resources: map[string]bool{}, lost: map[string]bool{}}
 }
 
 // damaged takes one stretch of a file that holds no readable record.
@@ -55,29 +57,24 @@ func (r *rebuilder) add(loc Location, rec gowarc.WarcRecord) {
 			bad(err)
 			return
 		}
-		t, err := time.Parse(time.RFC3339Nano, h.Get(gowarc.WarcDate))
-		if err != nil {
-			bad(fmt.Errorf("WARC-Date: %w", err))
-			return
-		}
-		id := IDRef(rec.RecordId())
-		if _, dup := r.entries[id]; dup {
-			bad(fmt.Errorf("record id %s appears twice", id))
-			return
-		}
-		url := h.Get(gowarc.WarcTargetURI)
-		key, err := surt.Key(url)
+		e, err := r.mainEntry(loc, rec, surt.Key)
 		if err != nil {
 			bad(err)
 			return
 		}
-		e := &Entry{ID: id, URL: url, SURT: key, Time: t.UTC(), Status: head.Status, Mime: head.mime(), Headers: head.Headers,
-			PayloadDigest: h.Get(gowarc.WarcPayloadDigest), Response: loc}
+		e.Status, e.Mime, e.Headers = head.Status, head.mime(), head.Headers
 		if rec.Type() == gowarc.Revisit {
 			e.Revisit, e.RefersTo = true, h.Get(gowarc.WarcRefersTo)
 		}
-		r.entries[id] = e
-		r.order = append(r.order, id)
+	case gowarc.Resource:
+		e, err := r.mainEntry(loc, rec, resourceKey)
+		if err != nil {
+			bad(err)
+			return
+		}
+		mime, _, _ := strings.Cut(h.Get(gowarc.ContentType), ";")
+		e.Status, e.Mime = http.StatusOK, strings.TrimSpace(mime)
+		r.resources[e.ID] = true
 	case gowarc.Request:
 		r.reqs[h.Get(gowarc.WarcConcurrentTo)] = loc
 	case gowarc.Metadata:
@@ -99,6 +96,29 @@ func (r *rebuilder) add(loc Location, rec gowarc.WarcRecord) {
 	}
 }
 
+// mainEntry starts the entry of a capture's main record (response, revisit or resource) at loc,
+// keyed by key from its target URI.
+func (r *rebuilder) mainEntry(loc Location, rec gowarc.WarcRecord, key func(string) (string, error)) (*Entry, error) {
+	h := rec.WarcHeader()
+	t, err := time.Parse(time.RFC3339Nano, h.Get(gowarc.WarcDate))
+	if err != nil {
+		return nil, fmt.Errorf("WARC-Date: %w", err)
+	}
+	id := IDRef(rec.RecordId())
+	if _, dup := r.entries[id]; dup {
+		return nil, fmt.Errorf("record id %s appears twice", id)
+	}
+	url := h.Get(gowarc.WarcTargetURI)
+	k, err := key(url)
+	if err != nil {
+		return nil, err
+	}
+	e := &Entry{ID: id, URL: url, SURT: k, Time: t.UTC(), PayloadDigest: h.Get(gowarc.WarcPayloadDigest), Response: loc}
+	r.entries[id] = e
+	r.order = append(r.order, id)
+	return e, nil
+}
+
 // finish joins the records into entries (state Sealed), sorted by capture time then location, and
 // lists captures that lack a record, and each damaged stretch once with the capture that lost a
 // record to it (attribute).
@@ -111,6 +131,9 @@ func (r *rebuilder) finish() ([]Entry, []Problem) {
 		q, okq := r.reqs[id]
 		delete(r.metas, id)
 		delete(r.reqs, id)
+		if r.resources[id] { // a resource has no request record
+			q, okq = Location{}, true
+		}
 		if !okm || !okq {
 			pc := partialCapture{id: id, locs: []Location{e.Response}, problem: Problem{File: e.Response.File, Offset: e.Response.Offset, ID: id,
 				What: "capture is incomplete (its request or metadata record is missing); not indexed"}}

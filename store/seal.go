@@ -166,6 +166,9 @@ func (s *Store) build(c Capture) (*sealing, error) {
 		t = s.opt.Now()
 	}
 	t = t.UTC().Round(0)
+	if c.Resource != "" {
+		return s.buildResource(c, t)
+	}
 	key, err := surt.Key(c.URL)
 	if err != nil {
 		return nil, err
@@ -245,7 +248,7 @@ func (s *Store) decide(b *batch, p *sealing) error {
 	e.LastModified = strings.Join(lmValues, ", ")
 	lm, _ := embargo.LastModified(lmValues, e.Time)
 	e.ReleaseAt = embargo.ReleaseAt(lm, e.FirstSeen, e.Period)
-	if found && p.c.Truncated == "" {
+	if found && p.c.Truncated == "" && p.c.Resource == "" { // a resource is never a revisit
 		// Identical payload at this URL: a revisit, never public before its original.
 		p.main = p.resp.revisit(s.opt.Digest, p.headLen, orig)
 		e.Revisit, e.RefersTo = true, orig.ID
@@ -324,10 +327,12 @@ func (s *Store) encode(p *sealing) error {
 	if err != nil {
 		return err
 	}
-	req, _, err := httpRecord(s.opt.Digest, gowarc.Request, reqID, e.Time, typeRequest, c.Request,
-		field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcIPAddress, p.ip}, field{gowarc.WarcConcurrentTo, e.ID})
-	if err != nil {
-		return fmt.Errorf("%s: request: %w", c.URL, err)
+	var req *record // a resource has none
+	if c.Resource == "" {
+		if req, _, err = httpRecord(s.opt.Digest, gowarc.Request, reqID, e.Time, typeRequest, c.Request,
+			field{gowarc.WarcTargetURI, c.URL}, field{gowarc.WarcIPAddress, p.ip}, field{gowarc.WarcConcurrentTo, e.ID}); err != nil {
+			return fmt.Errorf("%s: request: %w", c.URL, err)
+		}
 	}
 	body, err := facts{
 		Capture: e.ID, URL: c.URL, Period: e.Period, Rule: c.Rule, LastModified: e.LastModified,
@@ -355,7 +360,13 @@ func (s *Store) encode(p *sealing) error {
 		p.members = memberBufs.Get().(*bytes.Buffer)
 	}
 	p.members.Reset()
-	if p.lens, err = enc.encode(p.members, req, p.main, meta); err != nil {
+	if req == nil {
+		p.lens, err = enc.encode(p.members, p.main, meta)
+		p.lens = append([]int64{0}, p.lens...)
+	} else {
+		p.lens, err = enc.encode(p.members, req, p.main, meta)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", c.URL, err)
 	}
 	return nil
@@ -384,7 +395,9 @@ func (s *Store) write(ctx context.Context, ps []*sealing) (map[string]int64, err
 				return err
 			}
 			e := &p.e
-			e.Request = Location{File: file, Offset: off, Length: p.lens[0]}
+			if p.lens[0] > 0 { // a resource has no request record
+				e.Request = Location{File: file, Offset: off, Length: p.lens[0]}
+			}
 			e.Response = Location{File: file, Offset: off + p.lens[0], Length: p.lens[1]}
 			e.Metadata = Location{File: file, Offset: off + p.lens[0] + p.lens[1], Length: p.lens[2]}
 			ends[file] = e.Metadata.Offset + e.Metadata.Length

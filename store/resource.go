@@ -1,0 +1,83 @@
+package store
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/archivectl/archivectl/internal/surt"
+	"github.com/nlnwa/gowarc/v3"
+)
+
+// Resources derived from a page in the browser (crawl --browser), sealed as WARC resource
+// records whose target URI is "urn:<kind>:<page URL>", as Browsertrix names its screenshots
+// (urn:view:) and page texts (urn:text:).
+const (
+	ResourceDOM  = "dom"  // the rendered DOM's outerHTML, text/html
+	ResourceView = "view" // a screenshot of the rendered page, image/png
+)
+
+// ResourceURI is the target URI of the resource of kind derived from pageURL.
+func ResourceURI(kind, pageURL string) string { return "urn:" + kind + ":" + pageURL }
+
+// resourceKey is the index key of a resource's target URI: "urn:<kind>:" and the SURT of the
+// page it was derived from, so that a page's resources sort beside each other.
+func resourceKey(uri string) (string, error) {
+	rest, ok := strings.CutPrefix(uri, "urn:")
+	kind, page, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 || (kind != ResourceDOM && kind != ResourceView) {
+		return "", fmt.Errorf("%q is not a page's resource URI (urn:%s: or urn:%s: and the page's URL)", uri, ResourceDOM, ResourceView)
+	}
+	k, err := surt.Key(page)
+	if err != nil {
+		return "", err
+	}
+	return "urn:" + kind + ":" + k, nil
+}
+
+// IsResource reports whether uri is a page's resource's target URI (ResourceURI).
+func IsResource(uri string) bool {
+	_, err := resourceKey(uri)
+	return err == nil
+}
+
+// buildResource is build for a resource (Capture.Resource): its record, and its entry, which
+// waits for the page it was derived from (RequisiteOfID).
+func (s *Store) buildResource(c Capture, t time.Time) (*sealing, error) {
+	key, err := resourceKey(c.URL)
+	if err != nil {
+		return nil, err
+	}
+	if c.RequisiteOfID == "" {
+		return nil, fmt.Errorf("%s: a resource names the capture of its page (RequisiteOfID)", c.URL)
+	}
+	if len(c.Request) > 0 {
+		return nil, fmt.Errorf("%s: a resource has no request", c.URL)
+	}
+	if err := checkDate(t); err != nil {
+		return nil, fmt.Errorf("%s: %w", c.URL, err)
+	}
+	id, err := newRecordID()
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRecord(gowarc.Resource, id, t, c.Resource, field{gowarc.WarcTargetURI, c.URL},
+		field{gowarc.WarcConcurrentTo, idField(c.RequisiteOfID)})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.URL, err)
+	}
+	d := Digest(s.opt.Digest, c.Response)
+	r.fields = append(r.fields, field{gowarc.ContentLength, strconv.Itoa(len(c.Response))},
+		field{gowarc.WarcBlockDigest, d}, field{gowarc.WarcPayloadDigest, d})
+	r.block = c.Response
+	mime, _, _ := strings.Cut(c.Resource, ";")
+	p := &sealing{c: c, resp: r, main: r}
+	p.e = Entry{
+		ID: id, URL: c.URL, SURT: key, Time: t, Status: http.StatusOK, Mime: strings.TrimSpace(mime),
+		PayloadDigest: d, Period: c.Period, FirstSeen: t, Usage: c.Usage, UsageHeader: c.UsageHeader,
+		UsageRobots: c.UsageRobots, State: Sealed, EmbargoSource: c.EmbargoSource,
+	}
+	return p, nil
+}
