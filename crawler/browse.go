@@ -125,10 +125,11 @@ func (l *loads) forBrowser(rawURL string) (*loading, bool) {
 	return e, true
 }
 
-// render loads a sealed HTML page (id, its capture x) in the browser, in the background. Each
-// request of the page is answered by browserLoad; the links of the rendered DOM are followed
-// like the page's HTML links.
-func (c *Crawl) render(it item, x *exchange, id string) {
+// render loads a sealed HTML page (its capture x, sealed as page) in the browser, in the
+// background. Each request of the page is answered by browserLoad; the links of the rendered DOM
+// are followed like the page's HTML links; its snapshots are sealed beside it (snapshots).
+func (c *Crawl) render(it item, x *exchange, page store.Entry) {
+	id := page.ID
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -150,6 +151,7 @@ func (c *Crawl) render(it item, x *exchange, id string) {
 		}
 		c.log.Debug("page rendered", "url", it.URL, "requests", p.Requests, "refused", p.Refused, "links", len(p.Links), "settled", p.Settled)
 		c.stats.add(func(s *Summary) { s.Rendered++ })
+		c.snapshots(page, p)
 		var refs []extract.Ref
 		for _, l := range p.Links {
 			if u, err := url.Parse(l); err == nil {

@@ -135,7 +135,7 @@ func (c *Crawl) visit(o *originState, it item) {
 				}
 				c.enqueue(reqs)
 				if render && err == nil {
-					c.render(it, x, id)
+					c.render(it, x, entries[0])
 				}
 			}
 			if err != nil {

@@ -21,9 +21,12 @@ import (
 // maxTitle is the longest page title kept, in bytes.
 const maxTitle = 1000
 
-// isPage reports whether a capture is a page: a successful HTML response (or a revisit of one).
+// isPage reports whether a capture is a page: a successful HTML response (or a revisit of one)
+// of an http(s) URL. A page's rendered DOM (a resource record, urn:dom: and the page's URL) is
+// HTML too, but no page of its own.
 func isPage(c *Capture) bool {
-	return c.Status >= 200 && c.Status < 300 && IsHTML(c.Mime)
+	web := strings.HasPrefix(c.URL, "http://") || strings.HasPrefix(c.URL, "https://")
+	return web && c.Status >= 200 && c.Status < 300 && IsHTML(c.Mime)
 }
 
 // IsHTML reports whether a capture's media type is that of a page: text/html or

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -202,9 +203,7 @@ func TestCrawlBrowser(t *testing.T) {
 		days   int
 		public bool
 	}{{1, false}, {8, true}} {
-		now := start.Add(time.Duration(step.days) * 24 * time.Hour).UTC().Format(time.RFC3339)
-		mustRun(t, exe, "release", "--data", data, "--now", now)
-		all := publicBytes(t, pub)
+		all := releaseAfter(t, exe, data, start, step.days)
 		if !bytes.Contains(all, []byte("Script-loaded page.")) {
 			t.Fatalf("+%dd: the page itself (no embargo) is not public", step.days)
 		}
@@ -305,4 +304,130 @@ func TestCrawlBrowserKilled(t *testing.T) {
 	if left, err := os.ReadDir(profiles); err != nil || len(left) > 0 {
 		t.Errorf("the browser profiles left after the crawl: %v, %v", left, err)
 	}
+}
+
+// TestCrawlBrowserSnapshot crawls, with --browser and crawl.browser.snapshot both, a page under
+// Archive-Embargo: w whose script writes text into its DOM: the rendered DOM and the screenshot
+// are sealed as resource records (urn:dom:, urn:view:) concurrent to the page's response; a pass
+// at +1 day releases neither and leaks nothing (the script's text is nowhere under public/, no
+// tombstone names them); a pass at +8 days releases them with the page, byte for byte; verify
+// is clean.
+func TestCrawlBrowserSnapshot(t *testing.T) {
+	t.Parallel()
+	chromium := testkit.ChromiumPath(t)
+	exe := archivectlBinary(t)
+	const mark = "RENDERED-ONLY-7f3a" // in the rendered DOM only: the served HTML builds it
+	s := crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nArchive-Embargo: w\nAllow: /\n")
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<!doctype html><title>snap</title><body style="background:#0a0"><p id=p>served</p>
+<script>document.getElementById("p").textContent = ["RENDERED", "ONLY", "7f3a"].join("-");</script>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	data := t.TempDir()
+	yaml := fmt.Sprintf("crawl:\n  delay: 0s\n  browser:\n    chromium: %s\n    tabs: 1\n    wait: 20s\n    snapshot: both\n", chromium)
+	start := time.Now()
+	if r := waitCrawl(t, crawlCmd(t, exe, data, []string{s.URL + "/"}, yaml, "--browser")); r.code != 0 {
+		t.Fatalf("crawl --browser: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	page := s.URL + "/"
+	caps := capturesByURL(sealedCaptures(t, data, false))
+	if len(caps[page]) != 1 {
+		t.Fatalf("the page: %d captures", len(caps[page]))
+	}
+	pe := caps[page][0].entry
+	sealed := map[string][]byte{} // resource URI → its sealed gzip member
+	for _, r := range []struct{ uri, mime string }{{"urn:dom:" + page, "text/html"}, {"urn:view:" + page, "image/png"}} {
+		cs := caps[r.uri]
+		if len(cs) != 1 {
+			t.Fatalf("%s: %d captures, want 1", r.uri, len(cs))
+		}
+		c := cs[0]
+		if c.recordType != "resource" || c.concurrentTo != pe.ID || c.entry.Mime != r.mime || c.facts["requisite_of_id"] != pe.ID {
+			t.Errorf("%s: a %s record concurrent to %s, mime %s, facts %v; want a resource concurrent to the page %s", r.uri, c.recordType, c.concurrentTo, c.entry.Mime, c.facts, pe.ID)
+		}
+		if !c.entry.ReleaseAt.Equal(pe.ReleaseAt) || !c.entry.Withheld() {
+			t.Errorf("%s: release %s (withheld %v), the page's %s", r.uri, c.entry.ReleaseAt, c.entry.Withheld(), pe.ReleaseAt)
+		}
+		sealed[r.uri] = readMember(t, filepath.Join(layout.Sealed(data), c.entry.Response.File), c.entry.Response.Offset, c.entry.Response.Length)
+	}
+	if dom := testkit.Gunzip(t, sealed["urn:dom:"+page]); !bytes.Contains(dom, []byte(mark)) {
+		t.Errorf("the sealed DOM snapshot lacks the script's text:\n%s", dom)
+	}
+
+	pub := layout.Public(data)
+	for _, step := range []struct {
+		days   int
+		public bool
+	}{{1, false}, {8, true}} {
+		all := releaseAfter(t, exe, data, start, step.days)
+		if got := bytes.Contains(all, []byte(mark)); got != step.public {
+			t.Errorf("+%dd: the rendered DOM's text public %v, want %v", step.days, got, step.public)
+		}
+		if !step.public && (bytes.Contains(all, []byte("urn:dom:")) || bytes.Contains(all, []byte("urn:view:"))) {
+			t.Errorf("+%dd: a snapshot is named under public/ (a tombstone or a line) before its page is released", step.days)
+		}
+		state := publicState(t, pub)
+		if got := state[page].State == public.StateReleased; got != step.public {
+			t.Errorf("+%dd: the page released %v, want %v", step.days, got, step.public)
+		}
+		for uri, member := range sealed {
+			l, ok := state[uri]
+			if ok != step.public || ok && l.State != public.StateReleased {
+				t.Errorf("+%dd: %s public line %v (%s), want released %v", step.days, uri, ok, l.State, step.public)
+				continue
+			}
+			if ok {
+				got := readMember(t, filepath.Join(layout.Shards(data), l.Filename), l.Offset, l.Length)
+				if !bytes.Equal(got, member) {
+					t.Errorf("+%dd: %s released is not its sealed record byte for byte", step.days, uri)
+				}
+			}
+		}
+	}
+	mustRun(t, exe, "verify", "--data", data) // exits 1 on any problem
+
+	// The export indexes the snapshots (as Browsertrix's CDXJ does its urn:view: records) and
+	// lists the page alone as a page.
+	wacz := filepath.Join(t.TempDir(), "snap.wacz")
+	mustRun(t, exe, "export", "--data", data, "--wacz", wacz)
+	files, _ := readPackage(t, wacz)
+	pages, cdx := string(files["pages/pages.jsonl"]), string(files["indexes/index.cdxj"])
+	if strings.Count(pages, `"url":`) != 1 || !strings.Contains(pages, `"url":"`+page+`"`) {
+		t.Errorf("pages.jsonl lists other pages than %s:\n%s", page, pages)
+	}
+	for _, uri := range []string{"urn:dom:" + page, "urn:view:" + page} {
+		if !strings.Contains(cdx, `"url":"`+uri+`"`) {
+			t.Errorf("the WACZ index has no line for %s:\n%s", uri, cdx)
+		}
+	}
+}
+
+// readMember reads length bytes at offset of file.
+func readMember(t *testing.T, file string, offset, length int64) []byte {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, length)
+	if _, err := f.ReadAt(b, offset); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// releaseAfter runs a release pass days after start and returns every byte under public/ (publicBytes).
+func releaseAfter(t *testing.T, exe, data string, start time.Time, days int) []byte {
+	t.Helper()
+	now := start.Add(time.Duration(days) * 24 * time.Hour).UTC().Format(time.RFC3339)
+	mustRun(t, exe, "release", "--data", data, "--now", now)
+	return publicBytes(t, layout.Public(data))
 }

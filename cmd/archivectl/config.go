@@ -71,6 +71,7 @@ type BrowserConfig struct {
 	Tabs     int           `yaml:"tabs"`     // pages rendered at once
 	Wait     time.Duration `yaml:"wait"`     // longest time per page: network idle or this
 	Scroll   int           `yaml:"scroll"`   // viewport heights scrolled for lazy loads; negative: none
+	Snapshot string        `yaml:"snapshot"` // off, dom, screenshot or both: sealed as resource records beside the page
 }
 
 // StoreConfig holds the sealed repository's options.
@@ -191,13 +192,14 @@ func crawlSettings(cc *CrawlConfig, c *crawler.Config) []setting {
 			if !b.Enabled {
 				return nil
 			}
-			return &browser.Options{Chromium: b.Chromium, Tabs: b.Tabs, Wait: b.Wait, Scroll: b.Scroll}
+			snap, _ := browser.ParseSnapshot(b.Snapshot) // checked by check
+			return &browser.Options{Chromium: b.Chromium, Tabs: b.Tabs, Wait: b.Wait, Scroll: b.Scroll, Snapshot: snap}
 		}, func(o *browser.Options) BrowserConfig {
 			if o == nil { // no browser: the keys show its defaults
 				d := browser.Defaults()
-				return BrowserConfig{Tabs: d.Tabs, Wait: d.Wait, Scroll: d.Scroll}
+				return BrowserConfig{Tabs: d.Tabs, Wait: d.Wait, Scroll: d.Scroll, Snapshot: d.Snapshot.String()}
 			}
-			return BrowserConfig{Enabled: true, Chromium: o.Chromium, Tabs: o.Tabs, Wait: o.Wait, Scroll: o.Scroll}
+			return BrowserConfig{Enabled: true, Chromium: o.Chromium, Tabs: o.Tabs, Wait: o.Wait, Scroll: o.Scroll, Snapshot: o.Snapshot.String()}
 		}),
 	}
 }

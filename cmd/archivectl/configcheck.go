@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/archivectl/archivectl/crawler"
+	"github.com/archivectl/archivectl/crawler/browser"
 	"github.com/archivectl/archivectl/crawler/robots"
 	"github.com/archivectl/archivectl/internal/invalid"
 	"github.com/archivectl/archivectl/lookup"
@@ -77,6 +78,9 @@ func (c *Config) problems() []problem {
 		if _, err := crawler.ParsePartition(cc.Partition); err != nil {
 			bad("crawl.partition", cc.Partition, reasonOf(err))
 		}
+	}
+	if _, err := browser.ParseSnapshot(cc.Browser.Snapshot); err != nil {
+		bad("crawl.browser.snapshot", cc.Browser.Snapshot, reasonOf(err))
 	}
 	if _, err := objectstore.ParseLocation(c.Public); err != nil {
 		bad("public", c.Public, reasonOf(err))

@@ -244,9 +244,11 @@ type sealedCapture struct {
 	url   string
 	entry store.Entry
 	facts map[string]string // the metadata record's named fields (the first value of each)
+	// The main record's WARC-Type (response, revisit, resource) and WARC-Concurrent-To.
+	recordType, concurrentTo string
 }
 
-// sealedCaptures reads every response and revisit record of data/sealed with its metadata
+// sealedCaptures reads every response, revisit and resource record of data/sealed with its metadata
 // and index entry. A record the index does not know fails the test, unless a killed run may
 // have left it (orphans): the store cuts those away when it next opens.
 func sealedCaptures(t *testing.T, data string, orphans bool) []sealedCapture {
@@ -261,8 +263,9 @@ func sealedCaptures(t *testing.T, data string, orphans bool) []sealedCapture {
 		err := store.ScanFile(f, func(_ store.Location, rec gowarc.WarcRecord) error {
 			h := rec.WarcHeader()
 			switch rec.Type() {
-			case gowarc.Response, gowarc.Revisit:
-				caps = append(caps, sealedCapture{url: h.Get(gowarc.WarcTargetURI), entry: store.Entry{ID: h.Get(gowarc.WarcRecordID)}})
+			case gowarc.Response, gowarc.Revisit, gowarc.Resource:
+				caps = append(caps, sealedCapture{url: h.Get(gowarc.WarcTargetURI), entry: store.Entry{ID: h.Get(gowarc.WarcRecordID)},
+					recordType: rec.Type().String(), concurrentTo: h.Get(gowarc.WarcConcurrentTo)})
 			case gowarc.Metadata:
 				if ct := h.Get(gowarc.ContentType); ct != gowarc.ApplicationWarcFields {
 					return fmt.Errorf("a metadata record of type %q", ct)

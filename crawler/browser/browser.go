@@ -34,8 +34,44 @@ type Options struct {
 	Scroll   int           // viewport heights scrolled down to trigger lazy loads; 0 takes the default (5), negative none
 	Profiles string        // directory of Chromium's profiles, emptied by Start (a killed run's are left there); "" a temporary one per browser
 	Memory   int64         // bytes of memory (groupMemory: Chromium's processes' PSS summed) past which it is restarted after a page; 0 the default (1 GiB), negative no bound
+	Snapshot Snapshot      // what of the rendered page Render keeps besides its links
 	Log      *slog.Logger  // nil discards
 }
+
+// Snapshot says what Render keeps of a rendered page: its DOM's outerHTML, a screenshot of its
+// viewport (PNG, scrolled back to the top), both or neither.
+type Snapshot struct{ DOM, View bool }
+
+// ParseSnapshot reads a Snapshot from its name: off (or ""), dom, screenshot or both.
+func ParseSnapshot(s string) (Snapshot, error) {
+	switch s {
+	case "", "off":
+		return Snapshot{}, nil
+	case "dom":
+		return Snapshot{DOM: true}, nil
+	case "screenshot":
+		return Snapshot{View: true}, nil
+	case "both":
+		return Snapshot{DOM: true, View: true}, nil
+	}
+	return Snapshot{}, fmt.Errorf("%w %q: use off, dom, screenshot or both", ErrSnapshot, s)
+}
+
+// String is the name ParseSnapshot reads.
+func (s Snapshot) String() string {
+	switch {
+	case s.DOM && s.View:
+		return "both"
+	case s.DOM:
+		return "dom"
+	case s.View:
+		return "screenshot"
+	}
+	return "off"
+}
+
+// ErrSnapshot is ParseSnapshot's error for a name it does not know.
+var ErrSnapshot = errors.New("unknown snapshot")
 
 // Defaults are the settings of a browser that sets none.
 func Defaults() Options { return Options{Tabs: 2, Wait: 10 * time.Second, Scroll: 5, Memory: 1 << 30} }
@@ -65,6 +101,8 @@ type Page struct {
 	Refused   int      // of them, refused
 	WebSocket int      // WebSockets the page tried to open (refused)
 	Settled   bool     // the network fell idle before Wait ended
+	DOM       []byte   // the rendered DOM's outerHTML, after its doctype (Options.Snapshot.DOM)
+	View      []byte   // a PNG screenshot of the viewport at the top of the page (Options.Snapshot.View)
 }
 
 // ErrNoChromium is Find's error when no chromium executable is found.

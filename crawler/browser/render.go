@@ -137,12 +137,30 @@ func (b *Browser) render(ctx, bctx context.Context, pageURL string, load Load) (
 	if err != nil {
 		return Page{}, fmt.Errorf("read the rendered DOM: %w", err)
 	}
+	var dom string
+	var view []byte
+	if b.opt.Snapshot.DOM {
+		if dom, err = chromedp.Run(gctx, chromedp.Evaluate[string](domScript)); err != nil {
+			return Page{}, fmt.Errorf("read the rendered DOM: %w", err)
+		}
+	}
+	if b.opt.Snapshot.View {
+		if _, err = chromedp.Run(gctx, chromedp.Evaluate[bool](`(window.scrollTo(0, 0), true)`)); err == nil {
+			view, err = chromedp.Run(gctx, chromedp.CaptureScreenshot())
+		}
+		if err != nil {
+			return Page{}, fmt.Errorf("screenshot: %w", err)
+		}
+	}
 	stopLoads()
 	t.wg.Wait()
 	t.mu.Lock()
 	p := t.page
 	t.mu.Unlock()
-	p.Links, p.Settled = links, settled
+	p.Links, p.Settled, p.View = links, settled, view
+	if b.opt.Snapshot.DOM {
+		p.DOM = []byte(dom)
+	}
 	return p, nil
 }
 
@@ -155,6 +173,9 @@ func ownFavicon(ev *fetch.EventRequestPaused) bool {
 
 // scrollScript scrolls one viewport down and says whether the page moved.
 const scrollScript = `(() => { const y = window.scrollY; window.scrollBy(0, window.innerHeight); return window.scrollY > y; })()`
+
+// domScript serializes the rendered DOM: its doctype, if any, and the root element's outerHTML.
+const domScript = `(() => { const d = document.doctype; return (d ? "<!DOCTYPE " + d.name + ">\n" : "") + document.documentElement.outerHTML; })()`
 
 // linksScript lists the http(s) links of the rendered DOM.
 const linksScript = `Array.from(document.querySelectorAll('a[href], area[href]'), a => a.href).filter(h => /^https?:/i.test(h))`
