@@ -80,19 +80,8 @@ func TestBrowserSearch(t *testing.T) {
 	t.Logf("screenshot: %s (%d bytes)", shot, fi.Size())
 }
 
-// screenshotDir is where browser tests write their screenshots: $ARCHIVECTL_SCREENSHOTS when
-// set (made if need be), else the test's temporary directory.
-func screenshotDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("ARCHIVECTL_SCREENSHOTS")
-	if dir == "" {
-		return t.TempDir()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// screenshotDir is where browser tests write their screenshots (testkit.ScreenshotDir).
+func screenshotDir(t *testing.T) string { return testkit.ScreenshotDir(t) }
 
 // find returns the first node under n (depth first) for which ok holds.
 func find(n *html.Node, ok func(*html.Node) bool) *html.Node {

@@ -290,3 +290,17 @@ func (b *Browser) EvalAndWait(script string, v any, event string) {
 	b.Eval(script, v)
 	b.Wait(event)
 }
+
+// ScreenshotDir is where browser tests write their screenshots: $ARCHIVECTL_SCREENSHOTS when
+// set (made if need be), kept after the test, else the test's temporary directory.
+func ScreenshotDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("ARCHIVECTL_SCREENSHOTS")
+	if dir == "" {
+		return t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -2,7 +2,8 @@
 // an http.Handler for a target, copying a data directory, a logger that discards, building the
 // archivectl binary (binary.go), a process's CPU time and this one's (cpu.go), the median of a
 // benchmark's rounds (median.go), gzip members read whole (gzip.go), and a headless Chromium
-// driven over the DevTools protocol (chromium.go). Only tests import it.
+// driven over the DevTools protocol, with where its screenshots are kept (chromium.go). Only
+// tests import it.
 package testkit
 
 import (
