@@ -266,7 +266,7 @@ func (c *Crawl) startBrowser() error {
 		return nil
 	}
 	opt := *c.cfg.Browser
-	opt.Log = c.log
+	opt.Log, opt.Lazy = c.log, true // a crawl that meets no HTML page never starts chromium
 	if opt.Profiles == "" {
 		opt.Profiles = layout.Browser(c.cfg.DataDir)
 	}
@@ -280,13 +280,13 @@ func (c *Crawl) startBrowser() error {
 	}
 	c.browser, c.loads = b, newLoads(maxLoadedBytes)
 	c.renders = make(chan struct{}, 4*tabs)
-	c.log.Info("browser started: HTML pages are rendered, what they load fetched politely", "tabs", tabs)
+	c.log.Info("browser ready: HTML pages are rendered, what they load fetched politely; chromium starts with the first", "tabs", tabs)
 	return nil
 }
 
 // browserSummary adds the browser's figures to sum.
 func (c *Crawl) browserSummary(sum *Summary) {
 	if c.browser != nil {
-		sum.BrowserPeakRSS, sum.BrowserRestarts = c.browser.PeakRSS(), c.browser.Started()-1
+		sum.BrowserPeakRSS, sum.BrowserRestarts = c.browser.PeakRSS(), max(c.browser.Started()-1, 0)
 	}
 }

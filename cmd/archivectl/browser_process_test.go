@@ -333,8 +333,8 @@ func TestCrawlBrowserSnapshot(t *testing.T) {
 	data := t.TempDir()
 	yaml := fmt.Sprintf("crawl:\n  delay: 0s\n  browser:\n    chromium: %s\n    tabs: 1\n    wait: 20s\n    snapshot: both\n", chromium)
 	start := time.Now()
-	if r := waitCrawl(t, crawlCmd(t, exe, data, []string{s.URL + "/"}, yaml, "--browser")); r.code != 0 {
-		t.Fatalf("crawl --browser: exit %d\nstderr:\n%s", r.code, r.stderr)
+	if r := waitCrawl(t, crawlCmd(t, exe, data, []string{s.URL + "/"}, yaml, "--browser")); r.code != 0 || !strings.Contains(r.stderr, "chromium started") {
+		t.Fatalf("crawl --browser: exit %d, chromium started for the page: %v\nstderr:\n%s", r.code, strings.Contains(r.stderr, "chromium started"), r.stderr)
 	}
 	page := s.URL + "/"
 	caps := capturesByURL(sealedCaptures(t, data, false))
@@ -430,4 +430,42 @@ func releaseAfter(t *testing.T, exe, data string, start time.Time, days int) []b
 	now := start.Add(time.Duration(days) * 24 * time.Hour).UTC().Format(time.RFC3339)
 	mustRun(t, exe, "release", "--data", data, "--now", now)
 	return publicBytes(t, layout.Public(data))
+}
+
+// TestCrawlBrowserNoHTML: a crawl with --browser that meets no HTML page never starts chromium
+// (it is started for the first page it renders), and captures what it meets as usual.
+func TestCrawlBrowserNoHTML(t *testing.T) {
+	t.Parallel()
+	chromium := testkit.ChromiumPath(t)
+	exe := archivectlBinary(t)
+	s := crawlertest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		case "/notes.txt":
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "plain text, see /data.json")
+		case "/data.json":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"html": false}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	data := t.TempDir()
+	yaml := fmt.Sprintf("crawl:\n  delay: 0s\n  browser:\n    chromium: %s\n", chromium)
+	r := waitCrawl(t, crawlCmd(t, exe, data, []string{s.URL + "/notes.txt", s.URL + "/data.json"}, yaml, "--browser"))
+	if r.code != 0 || !strings.Contains(r.stderr, "browser ready") {
+		t.Fatalf("crawl --browser: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "chromium started") {
+		t.Errorf("chromium was started for a crawl without HTML pages:\n%s", r.stderr)
+	}
+	caps := capturesByURL(sealedCaptures(t, data, false))
+	for _, u := range []string{s.URL + "/notes.txt", s.URL + "/data.json"} {
+		if len(caps[u]) != 1 {
+			t.Errorf("%s: %d captures, want 1", u, len(caps[u]))
+		}
+	}
 }

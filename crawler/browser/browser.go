@@ -35,6 +35,7 @@ type Options struct {
 	Profiles string        // directory of Chromium's profiles, emptied by Start (a killed run's are left there); "" a temporary one per browser
 	Memory   int64         // bytes of memory (groupMemory: Chromium's processes' PSS summed) past which it is restarted after a page; 0 the default (1 GiB), negative no bound
 	Snapshot Snapshot      // what of the rendered page Render keeps besides its links
+	Lazy     bool          // Start only finds chromium; the first Render starts it
 	Log      *slog.Logger  // nil discards
 }
 
@@ -148,7 +149,8 @@ type Browser struct {
 // errClosed is the error of a render after Close.
 var errClosed = errors.New("browser closed")
 
-// Start finds chromium and starts it; ctx ends it (Close too).
+// Start finds chromium and starts it (with Options.Lazy, on the first Render); ctx ends it
+// (Close too).
 func Start(ctx context.Context, opt Options) (*Browser, error) {
 	d := Defaults()
 	if opt.Tabs <= 0 {
@@ -179,8 +181,10 @@ func Start(ctx context.Context, opt Options) (*Browser, error) {
 		}
 	}
 	b := &Browser{opt: opt, path: path, parent: ctx, log: opt.Log, tabs: make(chan struct{}, opt.Tabs)}
-	if err := b.start(); err != nil {
-		return nil, err
+	if !opt.Lazy {
+		if err := b.start(); err != nil {
+			return nil, err
+		}
 	}
 	context.AfterFunc(ctx, b.Close)
 	go b.sample(ctx)
@@ -220,7 +224,11 @@ func (b *Browser) start() error {
 	b.ctx, b.cancel = ctx, stop
 	b.gen++
 	b.started++
+	first := b.started == 1
 	b.mu.Unlock()
+	if first {
+		b.log.Info("chromium started", "path", b.path, "lazy", b.opt.Lazy)
+	}
 	if old != nil {
 		old()
 	}
@@ -260,7 +268,24 @@ func (b *Browser) current() (context.Context, int) {
 	return b.ctx, b.gen
 }
 
-// Started is how many browsers were started: 1, plus one per restart.
+// startFirst starts the first browser of a lazy one, unless it runs already (or was closed).
+func (b *Browser) startFirst() error {
+	b.restarting.Lock()
+	defer b.restarting.Unlock()
+	b.mu.Lock()
+	first, closed := b.started == 0, b.closed
+	b.mu.Unlock()
+	if closed {
+		return errClosed
+	}
+	if !first {
+		return nil
+	}
+	return b.start()
+}
+
+// Started is how many browsers were started: 1, plus one per restart (0 for a lazy one that
+// rendered nothing).
 func (b *Browser) Started() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -34,6 +34,9 @@ func (b *Browser) Render(ctx context.Context, pageURL string, load Load) (Page, 
 		return Page{}, ctx.Err()
 	}
 	defer func() { <-b.tabs }()
+	if err := b.startFirst(); err != nil {
+		return Page{}, fmt.Errorf("render %s: %w", pageURL, err)
+	}
 	var err error
 	for attempt := 1; attempt <= 2; attempt++ {
 		bctx, gen := b.current()
