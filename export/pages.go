@@ -25,8 +25,12 @@ const maxTitle = 1000
 // of an http(s) URL. A page's rendered DOM (a resource record, urn:dom: and the page's URL) is
 // HTML too, but no page of its own.
 func isPage(c *Capture) bool {
-	web := strings.HasPrefix(c.URL, "http://") || strings.HasPrefix(c.URL, "https://")
-	return web && c.Status >= 200 && c.Status < 300 && IsHTML(c.Mime)
+	return IsWeb(c.URL) && c.Status >= 200 && c.Status < 300 && IsHTML(c.Mime)
+}
+
+// IsWeb reports whether a capture's URL is an http(s) URL: not a page's snapshot (urn:dom:…).
+func IsWeb(rawURL string) bool {
+	return strings.HasPrefix(rawURL, "http://") || strings.HasPrefix(rawURL, "https://")
 }
 
 // IsHTML reports whether a capture's media type is that of a page: text/html or

@@ -125,6 +125,9 @@ func parseQuery(r *http.Request) (query, error) {
 	}
 	key, err := surt.Key(q.raw)
 	if err != nil {
+		key, err = surt.ResourceKey(q.raw) // a page's snapshot: urn:dom: or urn:view: and its URL
+	}
+	if err != nil {
 		return q, fmt.Errorf("%q is not an absolute http(s) URL; give one like https://example.com/page", q.raw)
 	}
 	q.key = key

@@ -168,7 +168,7 @@ func (s *Server) handlePage(w http.ResponseWriter, r *http.Request) {
 				p := toPage(c, now)
 				p.Anchor = names[i]
 				passes.fill(&p, c)
-				if c.released && export.IsHTML(c.mime) && s.opt.ReplayURL != ReplayOff {
+				if c.released && export.IsHTML(c.mime) && export.IsWeb(c.url()) && s.opt.ReplayURL != ReplayOff {
 					s.replayLinks(r, ix, q.key, c, &p, replays < maxReplayNotes)
 					replays++
 				}

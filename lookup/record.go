@@ -308,7 +308,7 @@ func fileSafe(u string) string {
 	return string(b)
 }
 
-// payload is the HTTP payload of a WARC response record.
+// payload is the HTTP payload of a WARC response record, or the block of a resource record.
 type payload struct {
 	target string
 	status int
@@ -318,6 +318,7 @@ type payload struct {
 
 // readPayload reads a decompressed WARC response record up to its HTTP payload: the WARC header
 // block, then the HTTP response head (chunked transfer coding undone, content coding kept as sent).
+// Of a resource record (a page's snapshot), the payload is its block.
 func readPayload(r io.Reader) (payload, error) {
 	var p payload
 	br := bufio.NewReader(io.LimitReader(r, 1<<40))
@@ -325,10 +326,11 @@ func readPayload(r io.Reader) (payload, error) {
 	if err != nil {
 		return p, err
 	}
-	if t := wh.Get("WARC-Type"); t != "response" {
+	t, ct := wh.Get("WARC-Type"), wh.Get("Content-Type")
+	if t != "response" && t != "resource" {
 		return p, fmt.Errorf("record is a %q, not a response", t)
 	}
-	if ct := wh.Get("Content-Type"); !strings.HasPrefix(ct, "application/http") {
+	if t == "response" && !strings.HasPrefix(ct, "application/http") {
 		return p, fmt.Errorf("record block is %q, not application/http", ct)
 	}
 	n, err := strconv.ParseInt(wh.Get("Content-Length"), 10, 64)
@@ -336,6 +338,10 @@ func readPayload(r io.Reader) (payload, error) {
 		return p, fmt.Errorf("record Content-Length %q is not a length", wh.Get("Content-Length"))
 	}
 	p.target = strings.Trim(wh.Get("WARC-Target-URI"), "<>")
+	if t == "resource" { // a page's snapshot: the block is the payload, of the record's Content-Type
+		p.status, p.header, p.body = http.StatusOK, http.Header{"Content-Type": {ct}}, io.NopCloser(io.LimitReader(br, n))
+		return p, nil
+	}
 	resp, err := http.ReadResponse(bufio.NewReader(io.LimitReader(br, n)), nil)
 	if err != nil {
 		return p, fmt.Errorf("HTTP response in record: %w", err)

@@ -22,25 +22,14 @@ const (
 // ResourceURI is the target URI of the resource of kind derived from pageURL.
 func ResourceURI(kind, pageURL string) string { return "urn:" + kind + ":" + pageURL }
 
-// resourceKey is the index key of a resource's target URI: "urn:<kind>:" and the SURT of the
-// page it was derived from, so that a page's resources sort beside each other.
+// resourceKey is the index key of a resource's target URI (surt.ResourceKey): "urn:<kind>:" and
+// the SURT of the page it was derived from, so that a page's resources sort beside each other.
+// Only the kinds sealed here are taken.
 func resourceKey(uri string) (string, error) {
-	rest, ok := strings.CutPrefix(uri, "urn:")
-	kind, page, ok2 := strings.Cut(rest, ":")
-	if !ok || !ok2 || (kind != ResourceDOM && kind != ResourceView) {
+	if k := surt.ResourceKind(uri); k != ResourceDOM && k != ResourceView {
 		return "", fmt.Errorf("%q is not a page's resource URI (urn:%s: or urn:%s: and the page's URL)", uri, ResourceDOM, ResourceView)
 	}
-	k, err := surt.Key(page)
-	if err != nil {
-		return "", err
-	}
-	return "urn:" + kind + ":" + k, nil
-}
-
-// IsResource reports whether uri is a page's resource's target URI (ResourceURI).
-func IsResource(uri string) bool {
-	_, err := resourceKey(uri)
-	return err == nil
+	return surt.ResourceKey(uri)
 }
 
 // buildResource is build for a resource (Capture.Resource): its record, and its entry, which

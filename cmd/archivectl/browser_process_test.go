@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -377,6 +378,23 @@ func TestCrawlBrowserSnapshot(t *testing.T) {
 		if got := state[page].State == public.StateReleased; got != step.public {
 			t.Errorf("+%dd: the page released %v, want %v", step.days, got, step.public)
 		}
+		// The lookup answers a snapshot's URI like a URL: nothing before the page is released,
+		// then its capture and its payload (no "Open as page": it is no page of its own).
+		srv := startServe(t, exe, "--data", data)
+		var a capturesAnswer
+		dom := "urn:dom:" + page
+		code, body := srv.get(t, "/api/v1/captures?url="+url.QueryEscape(dom), &a)
+		if released := code == 200 && len(a.Captures) == 1 && a.Captures[0].State == "released"; released != step.public || strings.Contains(body, mark) {
+			t.Errorf("+%dd: the lookup answers %d for the DOM snapshot: %s", step.days, code, body)
+		}
+		code, body = srv.get(t, "/api/v1/record?format=payload&url="+url.QueryEscape(dom), nil)
+		if got := code == 200 && strings.Contains(body, mark); got != step.public || !step.public && strings.Contains(body, mark) {
+			t.Errorf("+%dd: the DOM snapshot's payload from the lookup: %d %.300q", step.days, code, body)
+		}
+		if code, body = srv.get(t, "/?url="+url.QueryEscape(dom), nil); step.public && (code != 200 || strings.Contains(body, `class="replay"`)) {
+			t.Errorf("+%dd: the DOM snapshot's card: %d, replay link %v", step.days, code, strings.Contains(body, `class="replay"`))
+		}
+		srv.stop(t, syscall.SIGTERM)
 		for uri, member := range sealed {
 			l, ok := state[uri]
 			if ok != step.public || ok && l.State != public.StateReleased {
