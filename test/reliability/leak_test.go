@@ -458,7 +458,8 @@ func TestNoEarlyPublicationRequisites(t *testing.T) {
 // TestNoEarlyPublicationBrowser is TestNoEarlyPublicationRequisites crawled with a browser
 // (crawl --browser), a third of each page's images and stylesheets inserted by script only:
 // what the browser loads keeps its own origin's robots.txt, politeness and embargo, and waits
-// for its page's body like any requisite.
+// for its page's body like any requisite. Each page's rendered DOM is sealed too
+// (crawl.browser.snapshot dom): it holds the page's body, so is public exactly when the page is.
 func TestNoEarlyPublicationBrowser(t *testing.T) {
 	t.Parallel()
 	chromium := testkit.ChromiumPath(t)
@@ -791,7 +792,7 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 	dir := memDir(t)
 	cfg := crawler.Config{DataDir: dir, Seeds: seeds, Delay: 0, Timeout: 5 * time.Second, HeaderEmbargo: headerOn, Log: testkit.QuietLogger()}
 	if chromium != "" {
-		cfg.Browser = &browser.Options{Chromium: chromium}
+		cfg.Browser = &browser.Options{Chromium: chromium, Snapshot: browser.Snapshot{DOM: true}}
 	}
 	cr, err := crawler.Open(cfg)
 	if err != nil {
@@ -827,7 +828,12 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 
 	// The captures, as the test knows them: each with its own origin's period.
 	g := &generator{byURL: map[string][]*capture{}, marker: map[string]*capture{}, slug: map[string]*capture{}}
+	snapshots := map[string]store.Entry{} // capture id → a page's rendered DOM (crawl.browser.snapshot)
 	for id, e := range indexEntries(t, dir) {
+		if strings.HasPrefix(e.URL, "urn:dom:") {
+			snapshots[id] = e
+			continue
+		}
 		if e.Robots {
 			if !embargo.RobotsExempt(e.URL) {
 				t.Errorf("seed %d: %s archived as robots.txt evidence, outside every embargo", seed, e.URL)
@@ -894,6 +900,25 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 	}
 	if len(g.all) != len(expect) {
 		t.Errorf("seed %d: %d captures, the model expects %d", seed, len(g.all), len(expect))
+	}
+	// A page's rendered DOM holds the page's body (its marker, the URLs it names): it is public
+	// exactly when the page is, withheld for it while the page is under embargo.
+	for id, e := range snapshots {
+		ps := g.byURL[strings.TrimPrefix(e.URL, "urn:dom:")]
+		if len(ps) != 1 {
+			t.Errorf("seed %d: %s sealed for %d captures of its page", seed, e.URL, len(ps))
+			continue
+		}
+		p := ps[0]
+		c := &capture{url: e.URL, time: p.time, marker: p.marker, firstSeen: p.time, id: id, releaseAt: p.time}
+		if p.releaseAt.After(p.time) {
+			c.releaseAt, c.withheld, c.embedder = p.releaseAt, true, p
+		}
+		g.all = append(g.all, c)
+		g.byURL[c.url] = append(g.byURL[c.url], c)
+	}
+	if chromium != "" && len(snapshots) == 0 {
+		t.Errorf("seed %d: no page's rendered DOM was sealed", seed)
 	}
 
 	// Release passes: exactly at release times, a nanosecond before them, at random instants.
