@@ -10,7 +10,7 @@ import (
 
 // TestSealResource: a page's rendered DOM and screenshot are sealed as resource records (no
 // request, WARC-Concurrent-To the page), withheld until the page's own release time (no
-// tombstone), and Verify finds the index and the records agreeing.
+// tombstone), and Verify finds the index and the records agreeing, before and after Reindex.
 func TestSealResource(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -52,5 +52,11 @@ func TestSealResource(t *testing.T) {
 	problems, err := Verify(context.Background(), dir)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("verify: %v %v", problems, err)
+	}
+	if _, err := Reindex(context.Background(), dir); err != nil {
+		t.Fatalf("reindex: %v", err)
+	}
+	if problems, err := Verify(context.Background(), dir); err != nil || len(problems) > 0 {
+		t.Fatalf("verify after reindex: %v %v", problems, err)
 	}
 }

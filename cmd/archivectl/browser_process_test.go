@@ -410,6 +410,12 @@ func TestCrawlBrowserSnapshot(t *testing.T) {
 		}
 	}
 	mustRun(t, exe, "verify", "--data", data) // exits 1 on any problem
+	mustRun(t, exe, "verify", "--reindex", "--data", data)
+	mustRun(t, exe, "verify", "--data", data)
+	if re := capturesByURL(sealedCaptures(t, data, false)); len(re["urn:dom:"+page]) != 1 || !re["urn:dom:"+page][0].entry.ReleaseAt.Equal(pe.ReleaseAt) ||
+		!re["urn:dom:"+page][0].entry.Withheld() {
+		t.Errorf("after verify --reindex, the DOM snapshot's entry: %+v", re["urn:dom:"+page])
+	}
 
 	// The export indexes the snapshots (as Browsertrix's CDXJ does its urn:view: records) and
 	// lists the page alone as a page.

@@ -80,7 +80,9 @@ func Build(ctx context.Context, path string, entries []Entry) error {
 		ends := map[string]int64{}
 		for _, e := range entries {
 			for _, l := range []Location{e.Request, e.Response, e.Metadata} {
-				ends[l.File] = max(ends[l.File], l.Offset+l.Length)
+				if l.Length > 0 { // a resource record has no request
+					ends[l.File] = max(ends[l.File], l.Offset+l.Length)
+				}
 			}
 		}
 		for f, end := range ends {
