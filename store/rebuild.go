@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -72,8 +71,7 @@ func (r *rebuilder) add(loc Location, rec gowarc.WarcRecord) {
 			bad(err)
 			return
 		}
-		mime, _, _ := strings.Cut(h.Get(gowarc.ContentType), ";")
-		e.Status, e.Mime = http.StatusOK, strings.TrimSpace(mime)
+		e.Mime = h.Get(gowarc.ContentType) // no HTTP status (buildResource)
 		r.resources[e.ID] = true
 	case gowarc.Request:
 		r.reqs[h.Get(gowarc.WarcConcurrentTo)] = loc

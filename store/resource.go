@@ -2,9 +2,7 @@ package store
 
 import (
 	"fmt"
-	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/archivectl/archivectl/internal/surt"
@@ -22,9 +20,8 @@ const (
 // ResourceURI is the target URI of the resource of kind derived from pageURL.
 func ResourceURI(kind, pageURL string) string { return "urn:" + kind + ":" + pageURL }
 
-// resourceKey is the index key of a resource's target URI (surt.ResourceKey): "urn:<kind>:" and
-// the SURT of the page it was derived from, so that a page's resources sort beside each other.
-// Only the kinds sealed here are taken.
+// resourceKey is the index key of a resource's target URI (surt.ResourceKey: the URI itself, as
+// warcio's CDXJ indexer keys it). Only the kinds sealed here are taken.
 func resourceKey(uri string) (string, error) {
 	if k := surt.ResourceKind(uri); k != ResourceDOM && k != ResourceView {
 		return "", fmt.Errorf("%q is not a page's resource URI (urn:%s: or urn:%s: and the page's URL)", uri, ResourceDOM, ResourceView)
@@ -61,10 +58,9 @@ func (s *Store) buildResource(c Capture, t time.Time) (*sealing, error) {
 	r.fields = append(r.fields, field{gowarc.ContentLength, strconv.Itoa(len(c.Response))},
 		field{gowarc.WarcBlockDigest, d}, field{gowarc.WarcPayloadDigest, d})
 	r.block = c.Response
-	mime, _, _ := strings.Cut(c.Resource, ";")
 	p := &sealing{c: c, resp: r, main: r}
-	p.e = Entry{
-		ID: id, URL: c.URL, SURT: key, Time: t, Status: http.StatusOK, Mime: strings.TrimSpace(mime),
+	p.e = Entry{ // no HTTP status; the media type as the record states it, as warcio's indexer gives them
+		ID: id, URL: c.URL, SURT: key, Time: t, Mime: c.Resource,
 		PayloadDigest: d, Period: c.Period, FirstSeen: t, Usage: c.Usage, UsageHeader: c.UsageHeader,
 		UsageRobots: c.UsageRobots, State: Sealed, EmbargoSource: c.EmbargoSource,
 	}

@@ -24,11 +24,11 @@ func TestSealResource(t *testing.T) {
 	}
 	got := seal(t, s, res(ResourceDOM, "text/html; charset=utf-8", "<html><p>rendered EMBSLUG</p></html>"), res(ResourceView, "image/png", "\x89PNG\r\n\x1a\nview"))
 	for i, e := range got {
-		if !e.ReleaseAt.Equal(page.ReleaseAt) || !e.Withheld() || e.Request != (Location{}) || e.Status != 200 {
+		if !e.ReleaseAt.Equal(page.ReleaseAt) || !e.Withheld() || e.Request != (Location{}) || e.Status != 0 {
 			t.Errorf("resource %d: %+v; want released with its page at %s, withheld, no request", i, e, page.ReleaseAt)
 		}
 	}
-	if got[0].Mime != "text/html" || got[1].Mime != "image/png" || got[0].SURT != "urn:dom:example,news)/story" {
+	if got[0].Mime != "text/html; charset=utf-8" || got[1].Mime != "image/png" || got[0].SURT != "urn:dom:https://news.example/story" {
 		t.Errorf("mime %q, %q, key %q", got[0].Mime, got[1].Mime, got[0].SURT)
 	}
 	var tombs []string

@@ -344,7 +344,7 @@ func TestCrawlBrowserSnapshot(t *testing.T) {
 	}
 	pe := caps[page][0].entry
 	sealed := map[string][]byte{} // resource URI → its sealed gzip member
-	for _, r := range []struct{ uri, mime string }{{"urn:dom:" + page, "text/html"}, {"urn:view:" + page, "image/png"}} {
+	for _, r := range []struct{ uri, mime string }{{"urn:dom:" + page, "text/html; charset=utf-8"}, {"urn:view:" + page, "image/png"}} {
 		cs := caps[r.uri]
 		if len(cs) != 1 {
 			t.Fatalf("%s: %d captures, want 1", r.uri, len(cs))
@@ -427,10 +427,11 @@ func TestCrawlBrowserSnapshot(t *testing.T) {
 		t.Errorf("pages.jsonl lists other pages than %s:\n%s", page, pages)
 	}
 	for _, uri := range []string{"urn:dom:" + page, "urn:view:" + page} {
-		if !strings.Contains(cdx, `"url":"`+uri+`"`) {
-			t.Errorf("the WACZ index has no line for %s:\n%s", uri, cdx)
+		if !strings.Contains(cdx, "\n"+uri+" ") {
+			t.Errorf("the WACZ index has no line keyed %s:\n%s", uri, cdx)
 		}
 	}
+	checkJSWACZ(t, replayEngines(t), files) // the same lines as js-wacz (warcio's indexer) makes
 }
 
 // readMember reads length bytes at offset of file.

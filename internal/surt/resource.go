@@ -13,20 +13,22 @@ const maxKind = 32
 
 // ResourceKey returns the key of a resource derived from a page, such as a browser's snapshot
 // of it: a target URI "urn:KIND:URL", as Browsertrix names its screenshots (urn:view:) and page
-// texts (urn:text:), with KIND 1 to 32 lower-case letters and URL an absolute http(s) URL. The
-// key is "urn:KIND:" and Key(URL): a page's resources sort apart from every URL, each kind
-// beside its page's key. Python's surt knows no such form; this is archivectl's.
+// texts (urn:text:), with KIND 1 to 32 lower-case letters and URL an absolute http(s) URL (one
+// Key takes). The key is the URI itself, as warcio's CDXJ indexer (js-wacz, Browsertrix) keys a
+// record whose target is no http(s) URL: it sorts apart from every URL's key.
 func ResourceKey(raw string) (string, error) {
 	rest, ok := strings.CutPrefix(raw, "urn:")
 	kind, page, ok2 := strings.Cut(rest, ":")
 	if !ok || !ok2 || kind == "" || len(kind) > maxKind || strings.ContainsFunc(kind, func(r rune) bool { return r < 'a' || r > 'z' }) {
 		return "", ErrNotResource
 	}
-	k, err := Key(page)
-	if err != nil {
+	if _, err := Key(page); err != nil {
 		return "", errors.Join(ErrNotResource, err)
 	}
-	return "urn:" + kind + ":" + k, nil
+	if strings.ContainsAny(raw, " \t\r\n") { // a key ends at the first space of a CDXJ line
+		return "", ErrNotResource
+	}
+	return raw, nil
 }
 
 // ResourceKind is the KIND of a resource URI (ResourceKey), "" when raw is none.
