@@ -167,6 +167,7 @@ func TestConfigOutOfRange(t *testing.T) {
 		{"wrong type", "crawl:\n  concurrency: lots\n", `line 2: crawl.concurrency: "lots" is not a whole number`},
 		{"unknown key", "crawl: {delai: 1s}\n", "line 1: unknown key crawl.delai (did you mean crawl.delay?)"},
 		{"scope", "crawl:\n  scope: planet\n", `line 2: invalid crawl.scope "planet": use origin, host, domain or prefix`},
+		{"snapshot", "crawl:\n  browser:\n    snapshot: video\n", `line 3: invalid crawl.browser.snapshot "video": unknown snapshot: use off, dom, screenshot or both`},
 		{"sitemaps", "crawl:\n  sitemaps: some\n", `line 2: invalid crawl.sitemaps "some": use robots, all or off`},
 		{"exclude", "crawl:\n  exclude: ['ftp://h.example/x']\n", `line 2: invalid crawl.exclude "ftp://h.example/x": "ftp://h.example" is not an http(s) origin`},
 		{"resolve", "crawl:\n  resolve:\n    a.test: 10.0.0\n", `line 2: invalid crawl.resolve "a.test: 10.0.0": not an IP address`},

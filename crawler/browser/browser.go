@@ -55,7 +55,7 @@ func ParseSnapshot(s string) (Snapshot, error) {
 	case "both":
 		return Snapshot{DOM: true, View: true}, nil
 	}
-	return Snapshot{}, fmt.Errorf("%w %q: use off, dom, screenshot or both", ErrSnapshot, s)
+	return Snapshot{}, fmt.Errorf("%w: use off, dom, screenshot or both", ErrSnapshot)
 }
 
 // String is the name ParseSnapshot reads.

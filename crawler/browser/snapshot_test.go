@@ -3,6 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image/png"
 	"net/http"
 	"strings"
@@ -66,6 +67,28 @@ fetch(url).then(r => r.text()).then(t => { document.getElementById("p").textCont
 		}
 		if r, g, bl, _ := img.At(5, 5).RGBA(); img.Bounds().Dx() < 100 || r>>8 != 0 || g>>8 != 0xaa || bl>>8 != 0 {
 			t.Errorf("screenshot %v, pixel (5,5) %d,%d,%d: not the page's green", img.Bounds(), r>>8, g>>8, bl>>8)
+		}
+	}
+}
+
+func TestParseSnapshot(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want Snapshot
+		name string // what String gives back
+	}{
+		{"", Snapshot{}, "off"}, {"off", Snapshot{}, "off"}, {"dom", Snapshot{DOM: true}, "dom"},
+		{"screenshot", Snapshot{View: true}, "screenshot"}, {"both", Snapshot{DOM: true, View: true}, "both"},
+	} {
+		got, err := ParseSnapshot(tc.in)
+		if err != nil || got != tc.want || got.String() != tc.name {
+			t.Errorf("ParseSnapshot(%q) = %+v (%s), %v; want %+v (%s)", tc.in, got, got, err, tc.want, tc.name)
+		}
+	}
+	for _, bad := range []string{"DOM", "view", "true", "dom,screenshot"} {
+		if _, err := ParseSnapshot(bad); !errors.Is(err, ErrSnapshot) {
+			t.Errorf("ParseSnapshot(%q): %v, want ErrSnapshot", bad, err)
 		}
 	}
 }
