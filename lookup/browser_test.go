@@ -35,7 +35,7 @@ func headless(t *testing.T, chromium string, args ...string) string {
 
 // TestBrowserSearch loads the page in headless Chromium, fills the search form the way its
 // rendered DOM says (GET, action, field name), and checks the result page shows an embargoed
-// and a released capture; it saves a screenshot (see screenshotDir).
+// and a released capture; it saves a screenshot (see testkit.ScreenshotDir).
 func TestBrowserSearch(t *testing.T) {
 	t.Parallel()
 	chromium := testkit.ChromiumPath(t)
@@ -60,7 +60,7 @@ func TestBrowserSearch(t *testing.T) {
 	action = action.ResolveReference(&url.URL{Path: attr(form, "action")})
 	action.RawQuery = url.Values{attr(input, "name"): {"http://www.example.com/a/"}}.Encode()
 
-	shot := filepath.Join(screenshotDir(t), "lookup-search.png")
+	shot := filepath.Join(testkit.ScreenshotDir(t), "lookup-search.png")
 	result := headless(t, chromium, "--dump-dom", "--screenshot="+shot, "--window-size=1100,1500", action.String())
 	for _, want := range []string{
 		`<span class="badge embargoed">embargoed</span>`, `<span class="badge released">released</span>`,
@@ -79,9 +79,6 @@ func TestBrowserSearch(t *testing.T) {
 	}
 	t.Logf("screenshot: %s (%d bytes)", shot, fi.Size())
 }
-
-// screenshotDir is where browser tests write their screenshots (testkit.ScreenshotDir).
-func screenshotDir(t *testing.T) string { return testkit.ScreenshotDir(t) }
 
 // find returns the first node under n (depth first) for which ok holds.
 func find(n *html.Node, ok func(*html.Node) bool) *html.Node {

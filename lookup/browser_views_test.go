@@ -47,7 +47,7 @@ type measured struct {
 const longURL = "https://example.com/news/a-rather-long-article-name-that-goes-on-and-on-and-on-without-a-break-2026.html?edition=weekend&section=local"
 
 // TestBrowserViews renders the page's views in headless Chromium at a laptop's width (1280 px)
-// and a phone's (390 px), saves a screenshot of each (see screenshotDir; the timeline's and the
+// and a phone's (390 px), saves a screenshot of each (see testkit.ScreenshotDir; the timeline's and the
 // day view's are lookup-timeline-*.png and lookup-day-*.png), and checks the layout:
 // nothing runs past the right edge, the calendar shown is the one for the width, at least twice
 // the old 282 px on a laptop, and never scaled so far down that its 12 px labels shrink.
@@ -62,7 +62,7 @@ func TestBrowserViews(t *testing.T) {
 	s := f.server(testNow)
 	ts := httptest.NewServer(s)
 	defer ts.Close()
-	dir := screenshotDir(t)
+	dir := testkit.ScreenshotDir(t)
 	b := testkit.StartBrowser(t, chromium)
 	views := []struct{ name, path, want string }{
 		{"home", "/", "Recently released"},

@@ -81,7 +81,7 @@ type replayed struct {
 // by ranges: its title and headline, its stylesheet applied (the headline's colour, the
 // background image it embeds), its logo decoded at its size; the photo under embargo is not
 // there (width 0), as the card says. It saves a screenshot of the replay at
-// 1280 and 390 px (replaywebpage-replay-*.png, see screenshotDir).
+// 1280 and 390 px (replaywebpage-replay-*.png, see testkit.ScreenshotDir).
 func TestBrowserReplayWebPage(t *testing.T) {
 	t.Parallel()
 	pkg := replayWebPage(t)
@@ -112,7 +112,7 @@ func TestBrowserReplayWebPage(t *testing.T) {
 	}
 	for _, width := range []int{1280, 390} { // a laptop's width and a phone's; the second load finds the service worker there
 		got := replayAt(t, b, card.Link, width)
-		shot := filepath.Join(screenshotDir(t), fmt.Sprintf("replaywebpage-replay-%d.png", width))
+		shot := filepath.Join(testkit.ScreenshotDir(t), fmt.Sprintf("replaywebpage-replay-%d.png", width))
 		b.Screenshot(shot, width)
 		t.Logf("screenshot of the replay at %d px: %s", width, shot)
 		if fi, err := os.Stat(shot); err != nil || fi.Size() < 10<<10 {

@@ -15,20 +15,6 @@ import (
 	"github.com/archivectl/archivectl/internal/testkit"
 )
 
-// screenshotDir is where the screenshots are kept: $ARCHIVECTL_SCREENSHOTS, else a directory
-// under the system's temporary one that the test leaves in place, to be looked at.
-func screenshotDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("ARCHIVECTL_SCREENSHOTS")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "archivectl-screenshots")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // measureScript reports the document's width against the viewport's, every element whose right
 // edge lies beyond the viewport, whether the lookup's stylesheet applied, and the text.
 const measureScript = `(function () {
@@ -60,7 +46,7 @@ func TestBrowserPage(t *testing.T) {
 	h := New(Options{Now: func() time.Time { return testNow }, Logger: slog.New(slog.DiscardHandler)})
 	ts := httptest.NewServer(h.Wrap(static))
 	defer ts.Close()
-	dir := screenshotDir(t)
+	dir := testkit.ScreenshotDir(t)
 	b := testkit.StartBrowser(t, chromium)
 	urls := "https://example.com/news/2026/11/election-night-live-coverage-with-a-long-address\n/news/live/1\n/about\n/robots.txt"
 	fill := fmt.Sprintf(`(function () {
