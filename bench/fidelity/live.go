@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	crawlbrowser "github.com/archivectl/archivectl/crawler/browser"
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -136,7 +137,7 @@ func (b *browser) load(pageURL string) (liveLoad, error) {
 	}
 	settled := idle(wctx)
 	for i := 0; i < scrolls && wctx.Err() == nil; i++ {
-		more, err := chromedp.Run(wctx, chromedp.Evaluate[bool](scrollScript))
+		more, err := chromedp.Run(wctx, chromedp.Evaluate[bool](crawlbrowser.ScrollScript))
 		if err != nil || !more {
 			break
 		}
@@ -169,19 +170,15 @@ func viewport(ctx context.Context, w, h int64) error {
 	return err
 }
 
-// scrollScript scrolls one viewport down and says whether the page moved (crawler/browser's).
-const scrollScript = `(() => { const y = window.scrollY; window.scrollBy(0, window.innerHeight); return window.scrollY > y; })()`
-
 // counted says whether a request Chromium made counts as a resource the page loaded, and the URL
 // it is compared by: http(s) only (data: and blob: stay in the browser), the fragment cut, and
-// not the favicon Chromium asks for on its own (a page's declared icon is a link, type Other
-// only when undeclared).
+// not the favicon Chromium asks for on its own (crawlbrowser.OwnFavicon).
 func counted(raw string, typ network.ResourceType) (string, bool) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", false
 	}
-	if typ == network.ResourceTypeOther && u.Path == "/favicon.ico" {
+	if crawlbrowser.OwnFavicon(raw, typ) {
 		return "", false
 	}
 	u.Fragment, u.RawFragment = "", ""

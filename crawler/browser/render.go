@@ -122,7 +122,7 @@ func (b *Browser) render(ctx, bctx context.Context, pageURL string, load Load) (
 	t.touch() // the load event's handlers may start requests of their own
 	settled := t.idle(wctx)
 	for i := 0; i < b.opt.Scroll && wctx.Err() == nil; i++ {
-		more, err := chromedp.Run(wctx, chromedp.Evaluate[bool](scrollScript))
+		more, err := chromedp.Run(wctx, chromedp.Evaluate[bool](ScrollScript))
 		if err != nil || !more {
 			break
 		}
@@ -167,15 +167,17 @@ func (b *Browser) render(ctx, bctx context.Context, pageURL string, load Load) (
 	return p, nil
 }
 
-// ownFavicon reports whether ev is the favicon request Chromium makes for its tab, not one the
-// page made.
-func ownFavicon(ev *fetch.EventRequestPaused) bool {
-	u, err := url.Parse(ev.Request.URL)
-	return err == nil && ev.ResourceType == network.ResourceTypeOther && u.Path == "/favicon.ico"
+// OwnFavicon reports whether a request of this URL and resource type is the favicon Chromium asks
+// for on its own, not one the page made (a page's declared icon is a link: of type Other only
+// when undeclared).
+func OwnFavicon(rawURL string, typ network.ResourceType) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && typ == network.ResourceTypeOther && u.Path == "/favicon.ico"
 }
 
-// scrollScript scrolls one viewport down and says whether the page moved.
-const scrollScript = `(() => { const y = window.scrollY; window.scrollBy(0, window.innerHeight); return window.scrollY > y; })()`
+// ScrollScript scrolls one viewport down and says whether the page moved: one step of the
+// bounded scroll that triggers lazy loads.
+const ScrollScript = `(() => { const y = window.scrollY; window.scrollBy(0, window.innerHeight); return window.scrollY > y; })()`
 
 // domScript serializes the rendered DOM: its doctype, if any, and the root element's outerHTML.
 const domScript = `(() => { const d = document.doctype; return (d ? "<!DOCTYPE " + d.name + ">\n" : "") + document.documentElement.outerHTML; })()`
@@ -227,7 +229,7 @@ func (t *tab) answer(ctx, tctx context.Context, ev *fetch.EventRequestPaused, lo
 	switch {
 	case ev.Request.Method != "GET":
 		resp.Failed = "only GET requests are archived"
-	case ownFavicon(ev):
+	case OwnFavicon(ev.Request.URL, ev.ResourceType):
 		resp.Failed = "the browser's own favicon request" // a page's declared icon is in its HTML
 	default:
 		resp = load(ctx, Request{URL: ev.Request.URL, Method: ev.Request.Method, Type: string(ev.ResourceType)})
