@@ -12,6 +12,7 @@ import (
 
 	"github.com/archivectl/archivectl/internal/lockfile"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // item is one URL waiting in the frontier.
@@ -84,7 +85,7 @@ func openFrontier(path string, seeds []string, timeout time.Duration) (*frontier
 	var res resumed
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoFreelistSync: true})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, res, lockfile.Busy(path)
 		}
 		return nil, res, fmt.Errorf("open frontier %s: %w", path, err)

@@ -454,7 +454,7 @@ func (q *cdxQuery) appendRow(b []byte, r *cdxRow) []byte {
 // appendCDXText appends a value for a space-separated line: a space or newline in it (a URL
 // never has one; a mime type might) is percent-encoded.
 func appendCDXText(b, v []byte) []byte {
-	if bytes.IndexAny(v, " \n\r\t") < 0 {
+	if !bytes.ContainsAny(v, " \n\r\t") {
 		return append(b, v...)
 	}
 	for _, c := range v {

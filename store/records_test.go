@@ -1,12 +1,8 @@
 package store
 
 import (
-	"bytes"
-	"io"
 	"regexp"
 	"testing"
-
-	"github.com/klauspost/compress/gzip"
 )
 
 func TestHTTPHeadLen(t *testing.T) {
@@ -25,23 +21,6 @@ func TestHTTPHeadLen(t *testing.T) {
 			t.Errorf("%s: httpHeadLen = %d, want %d", tc.name, got, tc.want)
 		}
 	}
-}
-
-// gunzip is the content of a gzip member, for error messages.
-func gunzip(t *testing.T, b []byte) string {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return err.Error()
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		return err.Error()
-	}
-	if len(out) > 2000 {
-		out = append(out[:2000], "…"...)
-	}
-	return string(out)
 }
 
 func TestRecordIDs(t *testing.T) {
@@ -66,7 +45,7 @@ func TestRecordIDs(t *testing.T) {
 	if fresh == again {
 		t.Errorf("two fresh ids are both %s", fresh)
 	}
-	if DerivedRecordID("seed") != DerivedRecordID("seed") || DerivedRecordID("seed") == DerivedRecordID("seed2") {
+	if a, b := DerivedRecordID("seed"), DerivedRecordID("seed"); a != b || a == DerivedRecordID("seed2") {
 		t.Error("a derived id does not depend on its seed alone")
 	}
 	// The derivation is part of the format: a replayed release pass must give the same ids.

@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -165,7 +164,7 @@ func Conformance(t *testing.T, s objectstore.Store) {
 
 func trunc(b []byte) string {
 	if len(b) > 16 {
-		return fmt.Sprintf("%s", b[:16])
+		return string(b[:16])
 	}
 	return string(b)
 }
