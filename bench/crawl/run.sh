@@ -10,7 +10,11 @@
 # links in relative, absolute and fragment forms, a canonical link, half with Last-Modified,
 # every fourth origin answering Archive-Embargo: m, which archivectl reads with --header-embargo)
 # and "article-gz" (the same pages sent with Content-Encoding: gzip; wget decodes them with
-# --compression=auto). SIZE does not apply to them.
+# --compression=auto). SIZE does not apply to them. And "browser": the plain site crawled with
+# --browser (every page rendered in headless Chromium, each of its requests fetched politely),
+# against the same wget; its round lines add Chromium's peak memory (its processes' PSS summed,
+# from the crawl's summary), which the crawl's own peak RSS does not include. At about a page a
+# second, give it a small site: ORIGINS=2 PAGES=20 VARIANTS="plain browser".
 # A "page" is any captured response but robots.txt, requisites included, for both tools.
 # Each tool's figures are printed per round, summed, and as medians over the rounds (pages/s,
 # CPU per page, peak RSS of the process as /usr/bin/time reports it); the load average is
@@ -82,6 +86,7 @@ for r in $(seq 1 "$rounds"); do
 			wget_args=(-H -p -D 127.0.0.1)
 			;;
 		article) site_args+=(-article) crawl_args=(--header-embargo) ;;
+		browser) crawl_args=(--browser) ;;
 		article-gz)
 			site_args+=(-article -gzip)
 			crawl_args=(--header-embargo)
@@ -96,6 +101,9 @@ for r in $(seq 1 "$rounds"); do
 				measure "$variant/archivectl" "awk '/^pages /{print \$2}' $work/$variant-archivectl.out" -- \
 					"$work/archivectl" crawl --data "$d" --delay 0s ${crawl_args[@]+"${crawl_args[@]}"} "$work/seeds.txt"
 				grep -q '^errors *none' "$work/$variant-archivectl.out" || grep -E '^errors|level=(WARN|ERROR)' "$work/$variant-archivectl.out" >&2
+				if [ "$variant" = browser ]; then
+					echo "round $r browser: $(grep '^browser ' "$work/$variant-archivectl.out")" >>"$work/browser"
+				fi
 			else
 				# wget's WARC holds robots.txt responses too: count the other responses.
 				measure "$variant/wget" "zcat $d/wget.warc.gz | awk '/^WARC-Type: /{t=\$2} /^WARC-Target-URI: /{if (t ~ /^response/ && \$2 !~ /robots[.]txt/) n++} END{print n+0}'" -- \
@@ -107,6 +115,7 @@ for r in $(seq 1 "$rounds"); do
 	done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+[ -s "$work/browser" ] && cat "$work/browser"
 awk '{ printf "round %-16s %6d pages  %7.2f s wall  %8.1f pages/s  %6.3f ms CPU/page  %6.1f MiB peak RSS\n", $1, $6, $2, $6/$2, 1000*($3+$4)/$6, $5/1024 }' "$work/results"
 # medians over the rounds, per tool
 for t in $(awk '{print $1}' "$work/results" | sort -u); do
