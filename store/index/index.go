@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -419,4 +420,17 @@ func fileEnd(tx *bolt.Tx, file string) (int64, bool) {
 		return 0, false
 	}
 	return int64(binary.BigEndian.Uint64(v)), true
+}
+
+// WriteTo writes a consistent copy of index.db to w (bbolt's Tx.WriteTo in one read
+// transaction): a file that opens as this index did at one commit.
+func (ix *Index) WriteTo(w io.Writer) (n int64, err error) {
+	err = ix.view(func(tx *bolt.Tx) error {
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("snapshot of index.db: %w", err)
+	}
+	return n, nil
 }
