@@ -59,6 +59,13 @@ type Store struct {
 type Options struct {
 	MaxAttempts int           // attempts per request, retries included (default 3)
 	DialTimeout time.Duration // default 5s
+	// Profile names the profile of the shared AWS files whose credentials (and region) are used
+	// instead of the environment's: a store with credentials of its own beside another (the
+	// sealed side beside the public one). "" uses the environment's as every AWS tool does.
+	Profile string
+	// Endpoint is the S3 endpoint URL, over the environment's (AWS_ENDPOINT_URL) and the
+	// profile's; "" keeps theirs.
+	Endpoint string
 }
 
 // Open returns the Store for loc (an s3:// Location) with the AWS configuration of the
@@ -80,8 +87,12 @@ func Open(ctx context.Context, loc objectstore.Location, opt Options) (*Store, e
 			// Kept-alive connections for a lookup's concurrent ranged GETs (the SDK keeps 10 a host).
 			t.MaxIdleConns, t.MaxIdleConnsPerHost = maxIdle, maxIdle
 		})
-	cfg, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(hc), config.WithRetryMaxAttempts(opt.MaxAttempts),
-		config.WithLogger(logging.Nop{}), config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired))
+	load := []func(*config.LoadOptions) error{config.WithHTTPClient(hc), config.WithRetryMaxAttempts(opt.MaxAttempts),
+		config.WithLogger(logging.Nop{}), config.WithResponseChecksumValidation(aws.ResponseChecksumValidationWhenRequired)}
+	if opt.Profile != "" {
+		load = append(load, config.WithSharedConfigProfile(opt.Profile))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, load...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the AWS configuration (environment and shared files) does not load: %w", loc, err)
 	}
@@ -90,6 +101,9 @@ func Open(ctx context.Context, loc objectstore.Location, opt Options) (*Store, e
 		s.prefix = loc.Prefix + "/"
 	}
 	s.c = s3.NewFromConfig(cfg, func(o *s3.Options) {
+		if opt.Endpoint != "" {
+			o.BaseEndpoint = aws.String(opt.Endpoint)
+		}
 		if o.BaseEndpoint != nil {
 			o.UsePathStyle = true
 			s.endpoint = *o.BaseEndpoint
