@@ -21,6 +21,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler/browser"
 	"github.com/archivectl/archivectl/crawler/extract"
+	"github.com/archivectl/archivectl/crawler/offsite"
 	"github.com/archivectl/archivectl/crawler/robots/fetch"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/internal/lockfile"
@@ -74,6 +75,7 @@ type Config struct {
 	Partition     Partition         // crawl only the origins of this partition (zero: all)
 	HandOff       *HandOff          // hand other partitions' URLs to their nodes, and fetch this one's (nil: count and leave them)
 	Browser       *browser.Options  // non-nil: HTML pages are rendered in headless Chromium, what they load captured (browse.go)
+	Offsite       *offsite.Uploader // non-nil: sealed files and checkpoints kept in the node's sealed store (checkpoint.go)
 
 	Log      *slog.Logger // nil discards
 	Progress Progress     // nil: none
@@ -182,6 +184,23 @@ func (c *Crawl) Run(ctx context.Context, a Archive) (Summary, error) {
 		return c.stats.summary(c.now()), errors.New("crawler: a Crawl runs once")
 	}
 	c.ran = true
+	if c.cfg.Offsite == nil {
+		return c.run(ctx, a)
+	}
+	ca, ok := a.(checkpointArchive)
+	if !ok {
+		return c.stats.summary(c.now()), errors.New("crawler: a sealed store needs an archive that takes checkpoints (StoreArchive)")
+	}
+	if err := c.cfg.Offsite.Start(context.WithoutCancel(ctx)); err != nil {
+		return c.stats.summary(c.now()), err
+	}
+	stop := c.checkpoints(ca)
+	sum, err := c.run(ctx, a)
+	return sum, errors.Join(err, stop())
+}
+
+// run is Run without the checkpoints.
+func (c *Crawl) run(ctx context.Context, a Archive) (Summary, error) {
 	a = c.handOffArchive(a)
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
 	defer c.cancel(nil)

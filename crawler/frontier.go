@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -70,6 +71,9 @@ type frontier struct {
 	db   *bolt.DB
 	mu   sync.Mutex
 	seen map[string]struct{}
+	// pause is read-held by the sealer while it writes marks here or seals captures in the
+	// store, and held by a checkpoint, which so copies both at one moment (checkpoint.go).
+	pause sync.RWMutex
 }
 
 // resumed is what a reopened frontier found: work left and work that may already be sealed.
@@ -317,6 +321,18 @@ func (f *frontier) size() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.seen)
+}
+
+// writeTo writes a consistent copy of frontier.db to w (Tx.WriteTo in one read transaction).
+func (f *frontier) writeTo(w io.Writer) (n int64, err error) {
+	err = f.db.View(func(tx *bolt.Tx) error {
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("snapshot of frontier.db: %w", err)
+	}
+	return n, nil
 }
 
 // close closes frontier.db.

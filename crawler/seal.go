@@ -221,7 +221,10 @@ func (s *sealer) record(batch []*sealJob) *sealBatch {
 		}
 	}
 	if len(before) > 0 {
-		if err := s.fr.record(before); err != nil {
+		s.fr.pause.RLock()
+		err := s.fr.record(before)
+		s.fr.pause.RUnlock()
+		if err != nil {
 			answer(batch, fmt.Errorf("frontier: %w", err))
 			s.refund(batch)
 			return nil
@@ -247,7 +250,9 @@ func (s *sealer) commit(jobs []*sealJob, caps []store.Capture, after []urlChange
 	var entries []store.Entry
 	if len(caps) > 0 {
 		var err error
+		s.fr.pause.RLock()
 		entries, err = s.archive.Seal(context.Background(), caps)
+		s.fr.pause.RUnlock()
 		if err != nil && len(jobs) > 1 {
 			for _, j := range jobs { // one bad capture must not fail its neighbours
 				var a []urlChange

@@ -7,6 +7,7 @@
 //	  index.db                the sealed index
 //	  frontier.db             the crawl's frontier
 //	  browser/                Chromium's profiles while crawl --browser runs
+//	  checkpoints/            with sealed: s3://…, snapshots waiting for upload and the record of what was uploaded (0700)
 //	  sealed.lock             held by the one writer of sealed/
 //	  release.lock            held by the one running release pass
 //	  release-tmp/            a pass's public files before they are renamed into public/
@@ -28,6 +29,7 @@ const (
 	IndexFile          = "index.db"
 	FrontierFile       = "frontier.db"
 	BrowserDir         = "browser"
+	CheckpointsDir     = "checkpoints"
 	SealedLockFile     = "sealed.lock"
 	ReleaseLockFile    = "release.lock"
 	ReleaseTmpDir      = "release-tmp"
@@ -54,6 +56,9 @@ func Index(data string) string { return filepath.Join(data, IndexFile) }
 
 // Frontier is the crawl frontier file of data.
 func Frontier(data string) string { return filepath.Join(data, FrontierFile) }
+
+// Checkpoints is the directory of the crawl's checkpoints of the sealed side (crawl with sealed:).
+func Checkpoints(data string) string { return filepath.Join(data, CheckpointsDir) }
 
 // Browser is the directory of the crawl's Chromium profiles (crawl --browser).
 func Browser(data string) string { return filepath.Join(data, BrowserDir) }

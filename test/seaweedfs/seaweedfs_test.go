@@ -2,7 +2,6 @@ package seaweedfs
 
 import (
 	"bytes"
-	"errors"
 	"net/http"
 	"os"
 	"regexp"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -72,10 +70,10 @@ func TestServer(t *testing.T) {
 	if err := put(w, "k", "one", true); err != nil {
 		t.Fatalf("writer put: %v", err)
 	}
-	if err := put(w, "k", "two", true); httpStatus(err) != http.StatusPreconditionFailed {
+	if err := put(w, "k", "two", true); Status(err) != http.StatusPreconditionFailed {
 		t.Fatalf("second put with If-None-Match: * gave %v, want 412 Precondition Failed", err)
 	}
-	if err := put(r, "k2", "x", false); httpStatus(err) != http.StatusForbidden {
+	if err := put(r, "k2", "x", false); Status(err) != http.StatusForbidden {
 		t.Fatalf("reader put gave %v, want 403", err)
 	}
 	get := func() string {
@@ -103,10 +101,10 @@ func TestServer(t *testing.T) {
 	if _, err := p.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String(PublicBucket)}); err != nil {
 		t.Fatalf("public identity list of %s: %v", PublicBucket, err)
 	}
-	if _, err := p.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String("tbucket"), Key: aws.String("k")}); httpStatus(err) != http.StatusForbidden {
+	if _, err := p.GetObject(t.Context(), &s3.GetObjectInput{Bucket: aws.String("tbucket"), Key: aws.String("k")}); Status(err) != http.StatusForbidden {
 		t.Fatalf("public identity get from tbucket gave %v, want 403", err)
 	}
-	if _, err := p.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String("tbucket")}); httpStatus(err) != http.StatusForbidden {
+	if _, err := p.ListObjectsV2(t.Context(), &s3.ListObjectsV2Input{Bucket: aws.String("tbucket")}); Status(err) != http.StatusForbidden {
 		t.Fatalf("public identity list of tbucket gave %v, want 403", err)
 	}
 
@@ -122,12 +120,4 @@ func TestServer(t *testing.T) {
 	if got := get(); got != "one" {
 		t.Fatalf("after a restart k = %q, want one", got)
 	}
-}
-
-func httpStatus(err error) int {
-	var re *awshttp.ResponseError
-	if errors.As(err, &re) {
-		return re.HTTPStatusCode()
-	}
-	return 0
 }

@@ -1,0 +1,169 @@
+package offsite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/objectstore"
+)
+
+// node is a data directory with two sealed files, one of them still open.
+func node(t *testing.T) string {
+	t.Helper()
+	data := t.TempDir()
+	sealed := layout.Sealed(data)
+	os.MkdirAll(sealed, 0o700)
+	os.WriteFile(filepath.Join(sealed, "a-1.warc.gz"), []byte("first file"), 0o600)
+	os.WriteFile(filepath.Join(sealed, "a-2.warc.gz.open"), []byte("still written"), 0o600)
+	return data
+}
+
+// take takes a checkpoint whose index and frontier hold the given bytes.
+func take(t *testing.T, u *Uploader, at time.Time, index, frontier string, files ...string) {
+	t.Helper()
+	err := u.Take(at, func(i, f io.Writer) ([]string, error) {
+		io.WriteString(i, index)
+		io.WriteString(f, frontier)
+		return files, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUploadAndRestore: the closed sealed files and the last checkpoint go to the store (the
+// open file never does), and Restore rebuilds an empty directory from it, byte for byte.
+func TestUploadAndRestore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	data, bucket := node(t), objectstore.NewDir(t.TempDir())
+	u := &Uploader{Store: bucket, DataDir: data, Interval: time.Hour}
+	if err := u.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	take(t, u, at, "index one", "frontier one", "a-1.warc.gz")
+	take(t, u, at, "index two", "frontier two", "a-1.warc.gz") // a clock standing still: a later name all the same
+	if err := u.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	last := Seq(at.Add(time.Nanosecond))
+	objs, _ := bucket.List(ctx, "")
+	has := map[string]bool{}
+	for _, o := range objs {
+		has[o.Name] = true
+		if strings.Contains(o.Name, ".open") {
+			t.Errorf("the open file %s was uploaded", o.Name)
+		}
+	}
+	for _, name := range []string{"sealed/a-1.warc.gz", manifestName(last), "checkpoints/" + last + "/index.db", "checkpoints/" + last + "/frontier.db"} {
+		if !has[name] {
+			t.Errorf("the store lacks %s: %v", name, has)
+		}
+	}
+	if left, _ := os.ReadDir(layout.Checkpoints(data)); len(left) != 1 || left[0].Name() != uploadedFile {
+		t.Errorf("DATA/checkpoints holds %v after the upload, want the record alone", left)
+	}
+
+	fresh := t.TempDir()
+	r, err := Restore(ctx, bucket, fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Manifest.Seq != last || len(r.Manifest.Sealed) != 1 || r.Later != 0 {
+		t.Errorf("restored %+v", r)
+	}
+	for path, want := range map[string]string{
+		layout.Index(fresh):                                "index two",
+		layout.Frontier(fresh):                             "frontier two",
+		filepath.Join(layout.Sealed(fresh), "a-1.warc.gz"): "first file",
+	} {
+		if b, err := os.ReadFile(path); err != nil || string(b) != want {
+			t.Errorf("%s: %q %v, want %q", path, b, err, want)
+		}
+	}
+	if _, err := Restore(ctx, bucket, fresh); !errors.Is(err, ErrNotEmpty) {
+		t.Errorf("a second restore into the same directory: %v, want ErrNotEmpty", err)
+	}
+	// The restored node uploads nothing again, and its next checkpoint names a file of its own.
+	os.WriteFile(filepath.Join(layout.Sealed(fresh), "a-3.warc.gz"), []byte("after the restore"), 0o600)
+	u2 := &Uploader{Store: bucket, DataDir: fresh}
+	if err := u2.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	take(t, u2, at.Add(time.Minute), "index three", "frontier three", "a-1.warc.gz", "a-3.warc.gz")
+	if err := u2.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Restore(ctx, bucket, t.TempDir())
+	if err != nil || len(r.Manifest.Sealed) != 2 {
+		t.Fatalf("restore of the later checkpoint: %+v %v", r, err)
+	}
+}
+
+// TestRestoreChecksSums: an object whose bytes are not those of the manifest fails the restore,
+// naming it, and leaves no index.db nor frontier.db behind.
+func TestRestoreChecksSums(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	data, root := node(t), t.TempDir()
+	bucket := objectstore.NewDir(root)
+	u := &Uploader{Store: bucket, DataDir: data}
+	if err := u.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	take(t, u, time.Unix(1, 0), "index", "frontier", "a-1.warc.gz")
+	if err := u.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(root, "sealed", "a-1.warc.gz")
+	os.Chmod(p, 0o600)
+	if err := os.WriteFile(p, []byte("first filE"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh := t.TempDir()
+	_, err := Restore(ctx, bucket, fresh)
+	if err == nil || !strings.Contains(err.Error(), "sealed/a-1.warc.gz") {
+		t.Fatalf("restore of a changed object: %v", err)
+	}
+	for _, p := range []string{layout.Index(fresh), layout.Frontier(fresh)} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s exists after a failed restore", p)
+		}
+	}
+	if _, err := Restore(ctx, objectstore.NewDir(t.TempDir()), t.TempDir()); !errors.Is(err, ErrNoCheckpoint) {
+		t.Errorf("restore from an empty store: %v, want ErrNoCheckpoint", err)
+	}
+}
+
+// TestUploadedRecordCutShort: a record line a kill cut short is dropped and its file put again
+// (the store takes the same bytes twice); the next lines start on a line of their own.
+func TestUploadedRecordCutShort(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	data, bucket := node(t), objectstore.NewDir(t.TempDir())
+	os.MkdirAll(layout.Checkpoints(data), 0o700)
+	os.WriteFile(filepath.Join(layout.Checkpoints(data), uploadedFile), []byte("a-1.warc.gz 10 abc"), 0o600)
+	u := &Uploader{Store: bucket, DataDir: data}
+	if err := u.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(layout.Checkpoints(data), uploadedFile))
+	if lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")); len(lines) != 1 || !bytes.HasPrefix(lines[0], []byte("a-1.warc.gz 10 ")) || len(lines[0]) != len("a-1.warc.gz 10 ")+64 {
+		t.Errorf("the record reads %q", b)
+	}
+	if _, err := bucket.Stat(ctx, "sealed/a-1.warc.gz"); err != nil {
+		t.Error(err)
+	}
+}

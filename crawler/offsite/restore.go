@@ -1,0 +1,158 @@
+package offsite
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/archivectl/archivectl/internal/durable"
+	"github.com/archivectl/archivectl/internal/layout"
+	"github.com/archivectl/archivectl/objectstore"
+)
+
+// ErrNotEmpty is returned by Restore for a data directory that holds a crawl already.
+var ErrNotEmpty = errors.New("the data directory holds a crawl already (index.db or frontier.db): restore needs an empty one")
+
+// ErrNoCheckpoint is returned by Restore when the store holds no checkpoint.
+var ErrNoCheckpoint = errors.New("the store holds no checkpoint")
+
+// Restored is what Restore did.
+type Restored struct {
+	Manifest Manifest
+	Later    int // sealed files in the store uploaded after the checkpoint: not restored
+}
+
+// Restore rebuilds dataDir from the last checkpoint in s: every sealed file it lists, then
+// frontier.db, then index.db, each checked against the size and SHA-256 of the manifest. A
+// sealed file uploaded after the checkpoint is left in the store (its captures are fetched
+// again, as the frontier of the checkpoint has them to fetch). dataDir must hold neither
+// index.db nor frontier.db; a restore cut short is run again (files already in place and
+// whole are kept).
+func Restore(ctx context.Context, s objectstore.Store, dataDir string) (Restored, error) {
+	var r Restored
+	for _, p := range []string{layout.Index(dataDir), layout.Frontier(dataDir)} {
+		if _, err := os.Stat(p); err == nil {
+			return r, ErrNotEmpty
+		}
+	}
+	objs, err := s.List(ctx, CheckpointPrefix)
+	if err != nil {
+		return r, err
+	}
+	last := ""
+	for _, o := range objs {
+		if seq, ok := seqFromManifest(o.Name); ok && seq > last {
+			last = seq
+		}
+	}
+	if last == "" {
+		return r, fmt.Errorf("%s: %w", s, ErrNoCheckpoint)
+	}
+	b, err := readAll(ctx, s, manifestName(last))
+	if err != nil {
+		return r, err
+	}
+	if r.Manifest, err = parseManifest(b); err != nil {
+		return r, fmt.Errorf("%s: %s: %w", s, manifestName(last), err)
+	}
+	m := r.Manifest
+	sealed := layout.Sealed(dataDir)
+	if err := os.MkdirAll(sealed, 0o700); err != nil {
+		return r, err
+	}
+	uploaded, err := os.Create(filepath.Join(mkdir(layout.Checkpoints(dataDir)), uploadedFile+tmpSuffix))
+	if err != nil {
+		return r, err
+	}
+	defer uploaded.Close()
+	listed := map[string]bool{}
+	for _, o := range m.Sealed {
+		name := strings.TrimPrefix(o.Name, SealedPrefix)
+		listed[name] = true
+		if err := download(ctx, s, o, filepath.Join(sealed, name)); err != nil {
+			return r, err
+		}
+		fmt.Fprintf(uploaded, "%s %d %s\n", name, o.Size, o.SHA256)
+	}
+	// The store's record of the uploads: they need not be put again.
+	if err := durable.SyncClose(uploaded); err != nil {
+		return r, err
+	}
+	if err := durable.Rename(uploaded.Name(), filepath.Join(layout.Checkpoints(dataDir), uploadedFile)); err != nil {
+		return r, err
+	}
+	if err := download(ctx, s, m.Frontier, layout.Frontier(dataDir)); err != nil {
+		return r, err
+	}
+	if err := download(ctx, s, m.Index, layout.Index(dataDir)); err != nil {
+		return r, err
+	}
+	later, err := s.List(ctx, SealedPrefix)
+	if err != nil {
+		return r, err
+	}
+	for _, o := range later {
+		if !listed[strings.TrimPrefix(o.Name, SealedPrefix)] {
+			r.Later++
+		}
+	}
+	return r, nil
+}
+
+// mkdir makes dir (0700) and returns it; an error shows at the file's creation.
+func mkdir(dir string) string {
+	os.MkdirAll(dir, 0o700)
+	return dir
+}
+
+// readAll reads the whole object name of s.
+func readAll(ctx context.Context, s objectstore.Store, name string) ([]byte, error) {
+	rc, err := s.Read(ctx, name, 0, -1)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// download writes o to path, durably, once its size and SHA-256 match the manifest's; a file
+// already at path that matches is kept.
+func download(ctx context.Context, s objectstore.Store, o Object, path string) error {
+	if size, sum, err := hashFile(path); err == nil && size == o.Size && sum == o.SHA256 {
+		return nil
+	}
+	return durable.WriteAtomically(path, 0o600, func(w io.Writer) error {
+		rc, err := s.Read(ctx, o.Name, 0, -1)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		h := sha256.New()
+		n, err := io.Copy(io.MultiWriter(w, h), rc)
+		if err != nil {
+			return fmt.Errorf("%s: read %s: %w", s, o.Name, err)
+		}
+		if sum := hex.EncodeToString(h.Sum(nil)); n != o.Size || sum != o.SHA256 {
+			return fmt.Errorf("%s: %s holds %d bytes of SHA-256 %s, the checkpoint says %d bytes of %s", s, o.Name, n, sum, o.Size, o.SHA256)
+		}
+		return nil
+	})
+}
+
+// hashFile is the size and SHA-256 of the file at path.
+func hashFile(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return n, hex.EncodeToString(h.Sum(nil)), err
+}
