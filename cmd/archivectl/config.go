@@ -6,6 +6,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/crawler/browser"
+	"github.com/archivectl/archivectl/crawler/offsite"
 	"github.com/archivectl/archivectl/lookup"
 	"github.com/archivectl/archivectl/release"
 	"github.com/archivectl/archivectl/store"
@@ -23,6 +24,16 @@ type Config struct {
 	Public   string        `yaml:"public"` // where the public side is shared: "" (DATA/public alone), s3://BUCKET/PREFIX or file:///DIR
 	Node     string        `yaml:"node"`   // this node's name in the shared store; "" is the host name
 	HandOff  HandOffConfig `yaml:"handoff"`
+	// where a crawl node's sealed side is kept beyond its disk: "" (the disk alone), s3://BUCKET/PREFIX or file:///DIR
+	Sealed      string            `yaml:"sealed"`
+	SealedStore SealedStoreConfig `yaml:"sealed_store"`
+}
+
+// SealedStoreConfig holds the access to the sealed: store and how often it is checkpointed.
+type SealedStoreConfig struct {
+	Profile    string        `yaml:"profile"`    // the AWS profile whose credentials reach it; "" the AWS environment's
+	Endpoint   string        `yaml:"endpoint"`   // its S3 endpoint; "" the profile's or the environment's
+	Checkpoint time.Duration `yaml:"checkpoint"` // index.db and frontier.db are checkpointed this often, and at the end of a crawl
 }
 
 // HandOffConfig holds the hand-off between the nodes of a partitioned crawl sharing a store.
@@ -114,12 +125,13 @@ func defaultUserAgent(token, contact string) string {
 // crawler's defaults (crawler.Defaults).
 func defaultConfig() Config {
 	c := Config{
-		Data:    defaultData,
-		Contact: defaultContact,
-		Store:   StoreConfig{MaxFileSize: store.DefaultMaxFileSize, Digest: store.DefaultDigest},
-		Release: ReleaseConfig{ShardSize: release.DefaultShardSize},
-		Serve:   ServeConfig{Listen: defaultListen, Check: "on", ReplayURL: lookup.DefaultReplayURL},
-		HandOff: HandOffConfig{Interval: crawler.DefaultHandOffInterval, Linger: crawler.DefaultHandOffLinger},
+		Data:        defaultData,
+		Contact:     defaultContact,
+		Store:       StoreConfig{MaxFileSize: store.DefaultMaxFileSize, Digest: store.DefaultDigest},
+		Release:     ReleaseConfig{ShardSize: release.DefaultShardSize},
+		Serve:       ServeConfig{Listen: defaultListen, Check: "on", ReplayURL: lookup.DefaultReplayURL},
+		HandOff:     HandOffConfig{Interval: crawler.DefaultHandOffInterval, Linger: crawler.DefaultHandOffLinger},
+		SealedStore: SealedStoreConfig{Checkpoint: offsite.DefaultInterval},
 	}
 	d := crawler.Defaults()
 	for _, s := range crawlSettings(&c.Crawl, &d) {

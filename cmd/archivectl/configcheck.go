@@ -88,6 +88,7 @@ func (c *Config) problems() []problem {
 	if _, err := objectstore.ParseLocation(c.HandOff.Store); err != nil {
 		bad("handoff.store", c.HandOff.Store, reasonOf(err))
 	}
+	sealedProblems(c, bad)
 	if c.Node != "" && publish.ValidNode(c.Node) != nil {
 		bad("node", c.Node, "use 1-63 lower-case letters, digits and '-', starting with a letter or digit")
 	}

@@ -16,10 +16,10 @@ import (
 
 // runCrawl crawls the seeds file politely into the sealed repository and prints a summary.
 func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var verbose bool
+	var verbose, restore bool
 	cfg, positional, code, ok := cli{
 		name: "crawl",
-		usage: "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--max-url-length N] [--max-path-depth N] [--max-path-repeats N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--browser] [--partition K/N] [--public URL] [--node NAME] [--data DIR] [--config FILE] SEEDS\n\n" +
+		usage: "usage: archivectl crawl [--agent TOKEN] [--user-agent STRING] [--delay DUR] [--max-pages N] [--max-depth N] [--max-url-length N] [--max-path-depth N] [--max-path-repeats N] [--scope S] [--include P]... [--exclude P]... [--no-requisites] [--sitemaps M] [--header-embargo] [--browser] [--partition K/N] [--public URL] [--node NAME] [--sealed URL [--restore]] [--data DIR] [--config FILE] SEEDS\n\n" +
 			fmt.Sprintf("Exit status: 0 done (or nothing of the seeds in this partition), 1 failed (one line on stderr;\n"+
 				"also when nothing could be captured), 2 bad usage, %d stopped by SIGINT (Ctrl-C) and %d stopped\n"+
 				"by SIGTERM (systemctl stop): in-flight pages are sealed and the files closed, and the same command\n"+
@@ -38,6 +38,8 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fs.boolKey(&c.Crawl.Browser.Enabled, "browser", "crawl.browser.enabled", "render HTML pages in headless Chromium; every request it makes is fetched politely under its origin's own robots.txt and embargo")
 			fs.stringKey(&c.Crawl.Partition, "partition", "crawl.partition", "crawl only the origins of partition K of N (0 ≤ K < N, e.g. 0/3): give every node the same seeds")
 			sharedFlags(fs, c)
+			fs.stringKey(&c.Sealed, "sealed", "sealed", "keep the sealed side beyond this disk in s3://BUCKET/PREFIX or file:///DIR, a store of its own (credentials from sealed_store.profile): sealed files uploaded once closed, index.db and frontier.db checkpointed")
+			fs.BoolVar(&restore, "restore", false, "rebuild an empty --data directory from the last checkpoint in the --sealed store, then go on crawling")
 			fs.BoolVar(&verbose, "v", false, "log every decision, not only notable events")
 		},
 	}.parse(args, stdout, stderr)
@@ -81,6 +83,11 @@ func runCrawl(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	cc.Log = slog.New(slog.NewTextHandler(prog.writer(), &slog.HandlerOptions{Level: level}))
 	cc.Progress = prog
 	if cc.HandOff, err = handOff(ctx, cfg, cc.Partition); err != nil {
+		prog.stop()
+		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
+		return 1
+	}
+	if cc.Offsite, err = offsiteCrawl(ctx, cfg, restore, cc.Log); err != nil {
 		prog.stop()
 		fmt.Fprintf(stderr, "archivectl crawl: %v\n", err)
 		return 1

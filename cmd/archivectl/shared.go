@@ -27,6 +27,11 @@ func sharedStore(ctx context.Context, cfg Config) (objectstore.Store, error) {
 
 // openStore opens and checks the store that location (a public: value) names: nil for "".
 func openStore(ctx context.Context, location string) (objectstore.Store, error) {
+	return openStoreWith(ctx, location, s3store.Options{})
+}
+
+// openStoreWith is openStore with the options of an S3 store.
+func openStoreWith(ctx context.Context, location string, opt s3store.Options) (objectstore.Store, error) {
 	loc, err := objectstore.ParseLocation(location)
 	if err != nil {
 		return nil, err
@@ -38,7 +43,7 @@ func openStore(ctx context.Context, location string) (objectstore.Store, error) 
 	case objectstore.File:
 		s = objectstore.NewDir(loc.Dir)
 	case objectstore.S3:
-		if s, err = s3store.Open(ctx, loc, s3store.Options{}); err != nil {
+		if s, err = s3store.Open(ctx, loc, opt); err != nil {
 			return nil, err
 		}
 	}
