@@ -79,9 +79,12 @@ func TestCrawlRestoredFromSealedBucket(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Every request of the test's own is bounded: a store that stops answering fails the test.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	writer := srv.Client(seaweedfs.Writer)
 	manifests := func() []string {
-		out, err := writer.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String("sealed"), Prefix: aws.String("node-1/" + offsite.CheckpointPrefix)})
+		out, err := writer.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("sealed"), Prefix: aws.String("node-1/" + offsite.CheckpointPrefix)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,10 +123,10 @@ func TestCrawlRestoredFromSealedBucket(t *testing.T) {
 
 	// The lookup's identity cannot read, nor list, the sealed bucket.
 	lookup := srv.Client(seaweedfs.Public)
-	if _, err := lookup.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String("sealed")}); seaweedfs.Status(err) != http.StatusForbidden {
+	if _, err := lookup.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: aws.String("sealed")}); seaweedfs.Status(err) != http.StatusForbidden {
 		t.Errorf("the lookup's identity lists the sealed bucket: %v, want 403", err)
 	}
-	if _, err := lookup.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String("sealed"), Key: aws.String(manifests()[0])}); seaweedfs.Status(err) != http.StatusForbidden {
+	if _, err := lookup.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("sealed"), Key: aws.String(manifests()[0])}); seaweedfs.Status(err) != http.StatusForbidden {
 		t.Errorf("the lookup's identity reads %s: %v, want 403", manifests()[0], err)
 	}
 
