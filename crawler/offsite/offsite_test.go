@@ -167,3 +167,42 @@ func TestUploadedRecordCutShort(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestUnchangedCheckpoint: a checkpoint whose index, frontier and files are those of the last
+// one in the store (an idle crawl) is not uploaded again, and is forgotten all the same.
+func TestUnchangedCheckpoint(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	data, bucket := node(t), objectstore.NewDir(t.TempDir())
+	u := &Uploader{Store: bucket, DataDir: data}
+	if err := u.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	manifests := func() int {
+		objs, _ := bucket.List(ctx, CheckpointPrefix)
+		n := 0
+		for _, o := range objs {
+			if _, ok := seqFromManifest(o.Name); ok {
+				n++
+			}
+		}
+		return n
+	}
+	at := time.Unix(100, 0)
+	take(t, u, at, "index", "frontier", "a-1.warc.gz")
+	for deadline := time.Now().Add(10 * time.Second); manifests() == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first checkpoint was never uploaded")
+		}
+	}
+	take(t, u, at.Add(time.Minute), "index", "frontier", "a-1.warc.gz")
+	if err := u.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := manifests(); n != 1 {
+		t.Errorf("%d checkpoints in the store, want the first alone", n)
+	}
+	if left, _ := os.ReadDir(layout.Checkpoints(data)); len(left) != 1 {
+		t.Errorf("DATA/checkpoints holds %d entries, want the record alone", len(left))
+	}
+}

@@ -52,6 +52,7 @@ type Uploader struct {
 	stop     chan struct{}
 	stopped  chan struct{}
 	last     time.Time // the last checkpoint's time
+	prev     *Manifest // the last checkpoint this uploader put in the store
 }
 
 // local is what a checkpoint's directory records besides its two snapshots.
@@ -266,20 +267,30 @@ func (u *Uploader) putSealed(ctx context.Context, name string) error {
 
 // putFile puts the file at path under name, with its SHA-256, which the store checks.
 func (u *Uploader) putFile(ctx context.Context, path, name string) (Object, error) {
+	o, err := hashObject(path, name)
+	if err != nil {
+		return Object{}, err
+	}
+	return o, u.putObject(ctx, path, o)
+}
+
+// hashObject is the file at path as the object name: its size and SHA-256.
+func hashObject(path, name string) (Object, error) {
 	size, sum, err := hashFile(path)
 	if err != nil {
 		return Object{}, fmt.Errorf("read %s: %w", path, err)
 	}
+	return Object{Name: name, Size: size, SHA256: sum}, nil
+}
+
+// putObject puts the file at path as o (hashObject's), which the store checks against its bytes.
+func (u *Uploader) putObject(ctx context.Context, path string, o Object) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return Object{}, err
+		return err
 	}
 	defer f.Close()
-	o := Object{Name: name, Size: size, SHA256: sum}
-	if err := u.Store.Put(ctx, name, f, size, o.SHA256); err != nil {
-		return Object{}, err
-	}
-	return o, nil
+	return u.Store.Put(ctx, o.Name, f, o.Size, o.SHA256)
 }
 
 // putCheckpoint puts the latest checkpoint taken (its files, snapshots, then its manifest) and
@@ -321,10 +332,22 @@ func (u *Uploader) putCheckpoint(ctx context.Context) error {
 		m.Sealed = append(m.Sealed, u.uploaded[name])
 		u.mu.Unlock()
 	}
-	if m.Index, err = u.putFile(ctx, filepath.Join(dir, layout.IndexFile), CheckpointPrefix+seq+"/"+layout.IndexFile); err != nil {
+	ipath, fpath := filepath.Join(dir, layout.IndexFile), filepath.Join(dir, layout.FrontierFile)
+	if m.Index, err = hashObject(ipath, CheckpointPrefix+seq+"/"+layout.IndexFile); err != nil {
 		return err
 	}
-	if m.Frontier, err = u.putFile(ctx, filepath.Join(dir, layout.FrontierFile), CheckpointPrefix+seq+"/"+layout.FrontierFile); err != nil {
+	if m.Frontier, err = hashObject(fpath, CheckpointPrefix+seq+"/"+layout.FrontierFile); err != nil {
+		return err
+	}
+	if p := u.prev; p != nil && p.Index.SHA256 == m.Index.SHA256 && p.Frontier.SHA256 == m.Frontier.SHA256 && slices.Equal(p.Sealed, m.Sealed) {
+		// Nothing changed since the checkpoint in the store (an idle crawl): it stands for this one.
+		u.Log.Debug("sealed side: checkpoint unchanged, not uploaded", "checkpoint", seq, "as", p.Seq)
+		return u.forget(root, seqs)
+	}
+	if err := u.putObject(ctx, ipath, m.Index); err != nil {
+		return err
+	}
+	if err := u.putObject(ctx, fpath, m.Frontier); err != nil {
 		return err
 	}
 	body, err := json.MarshalIndent(m, "", " ")
@@ -336,6 +359,12 @@ func (u *Uploader) putCheckpoint(ctx context.Context) error {
 		return err
 	}
 	u.Log.Info("sealed side: checkpoint uploaded", "store", u.Store.String(), "checkpoint", seq, "files", len(m.Sealed))
+	u.prev = &m
+	return u.forget(root, seqs)
+}
+
+// forget removes the checkpoints seqs from DATA/checkpoints, once they are in the store.
+func (u *Uploader) forget(root string, seqs []string) error {
 	for _, s := range seqs {
 		if err := os.RemoveAll(filepath.Join(root, s)); err != nil {
 			return err
