@@ -32,6 +32,17 @@ func offsiteCrawl(ctx context.Context, cfg Config, restore bool, log *slog.Logge
 	if err != nil || s == nil {
 		return nil, err
 	}
+	if !restore && !offsite.HoldsCrawl(cfg.Data) {
+		// A fresh directory crawling into a store that holds a node's checkpoints would bury them
+		// under its own: the next restore would take the new crawl's and leave theirs.
+		last, err := offsite.LastCheckpoint(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if last != "" {
+			return nil, fmt.Errorf("the sealed store %s holds checkpoints of a crawl (the last %s) and %s holds none: give --restore to rebuild the node from it, or give this crawl a sealed store (prefix) of its own", s, last, cfg.Data)
+		}
+	}
 	if restore {
 		r, err := offsite.Restore(ctx, s, cfg.Data)
 		if err != nil {

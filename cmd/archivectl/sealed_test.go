@@ -11,7 +11,8 @@ import (
 
 // TestSealedSettings: a sealed store that is the public one, a checkpoint interval of 0 or an
 // endpoint that is no URL is bad usage naming the key; --restore without a sealed store, into a
-// directory holding a crawl, or from a store without a checkpoint fails in one line.
+// directory holding a crawl, or from a store without a checkpoint fails in one line, and so does
+// a fresh directory crawling into a store that holds checkpoints, without --restore.
 func TestSealedSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -23,6 +24,9 @@ func TestSealedSettings(t *testing.T) {
 	busy := filepath.Join(dir, "busy")
 	os.MkdirAll(busy, 0o755)
 	os.WriteFile(layout.Frontier(busy), nil, 0o600)
+	used := filepath.Join(dir, "used")
+	os.MkdirAll(filepath.Join(used, "checkpoints"), 0o755)
+	os.WriteFile(filepath.Join(used, "checkpoints", "01796686906032747524.json"), []byte("{}"), 0o644)
 	conf := func(yaml string) string {
 		p := filepath.Join(t.TempDir(), "archivectl.yaml")
 		os.WriteFile(p, []byte(yaml), 0o644)
@@ -40,6 +44,7 @@ func TestSealedSettings(t *testing.T) {
 		{"restore without a store", []string{"--restore"}, 1, "give --sealed"},
 		{"restore over a crawl", []string{"--restore", "--sealed", "file://" + sealed, "--data", busy}, 1, "restore needs an empty one"},
 		{"restore from nothing", []string{"--restore", "--sealed", "file://" + sealed}, 1, "holds no checkpoint"},
+		{"a fresh crawl into a node's store", []string{"--sealed", "file://" + used}, 1, "give --restore"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

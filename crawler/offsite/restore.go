@@ -36,20 +36,12 @@ type Restored struct {
 // whole are kept).
 func Restore(ctx context.Context, s objectstore.Store, dataDir string) (Restored, error) {
 	var r Restored
-	for _, p := range []string{layout.Index(dataDir), layout.Frontier(dataDir)} {
-		if _, err := os.Stat(p); err == nil {
-			return r, ErrNotEmpty
-		}
+	if HoldsCrawl(dataDir) {
+		return r, ErrNotEmpty
 	}
-	objs, err := s.List(ctx, CheckpointPrefix)
+	last, err := LastCheckpoint(ctx, s)
 	if err != nil {
 		return r, err
-	}
-	last := ""
-	for _, o := range objs {
-		if seq, ok := seqFromManifest(o.Name); ok && seq > last {
-			last = seq
-		}
 	}
 	if last == "" {
 		return r, fmt.Errorf("%s: %w", s, ErrNoCheckpoint)
@@ -103,6 +95,31 @@ func Restore(ctx context.Context, s objectstore.Store, dataDir string) (Restored
 		}
 	}
 	return r, nil
+}
+
+// HoldsCrawl reports whether dataDir holds a crawl's state (index.db or frontier.db).
+func HoldsCrawl(dataDir string) bool {
+	for _, p := range []string{layout.Index(dataDir), layout.Frontier(dataDir)} {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// LastCheckpoint is the SEQ of the last checkpoint in s, "" when it holds none.
+func LastCheckpoint(ctx context.Context, s objectstore.Store) (string, error) {
+	objs, err := s.List(ctx, CheckpointPrefix)
+	if err != nil {
+		return "", err
+	}
+	last := ""
+	for _, o := range objs {
+		if seq, ok := seqFromManifest(o.Name); ok && seq > last {
+			last = seq
+		}
+	}
+	return last, nil
 }
 
 // mkdir makes dir (0700) and returns it; an error shows at the file's creation.
