@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/crawler/handoff"
 	"github.com/archivectl/archivectl/crawler/offsite"
 	"github.com/archivectl/archivectl/internal/surt"
 	"github.com/archivectl/archivectl/objectstore"
@@ -142,4 +145,58 @@ func read(t *testing.T, s objectstore.Store, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestHandOffKeptUntilCheckpoint: with a sealed store, a hand-off batch consumed is deleted
+// from the shared store only once a checkpoint holding its consumption is in the sealed store
+// (a node restored from an earlier checkpoint would consume it again): a crawl whose only
+// checkpoint is its last leaves the batch there, consumed; the next crawl, checkpointing
+// often, deletes it without fetching its URL again.
+func TestHandOffKeptUntilCheckpoint(t *testing.T) {
+	t.Parallel()
+	var o *crawlertest.Server
+	for o == nil {
+		s := newOrigin(t, typed(map[string]string{"/robots.txt": "", "/": "<p>home</p>", "/i.png": "image"}))
+		if u, _ := url.Parse(s.URL); OriginPartition(u, 2) == 1 {
+			o = s
+		}
+	}
+	ctx := context.Background()
+	shared := objectstore.NewDir(t.TempDir())
+	batch := handoff.Name(1, "other", 1)
+	body := handoff.Encode([]handoff.Entry{{URL: o.URL + "/i.png", Kind: handoff.KindRequisite, RequisiteOf: "http://127.0.0.1:1/page",
+		RequisiteOfReleaseAt: time.Now().Add(-time.Hour), From: "other"}})
+	if err := handoff.Put(ctx, shared, batch, body); err != nil {
+		t.Fatal(err)
+	}
+	data, sealed := t.TempDir(), objectstore.NewDir(t.TempDir())
+	crawl := func(interval time.Duration) {
+		t.Helper()
+		st, err := store.Open(data, store.Options{Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		_, log, err := crawlInto(ctx, t, Config{DataDir: data, Seeds: seedURLs(t, o.URL+"/"), Partition: Partition{K: 1, N: 2},
+			HandOff: &HandOff{Store: shared, Node: "node-1", Interval: 10 * time.Millisecond, Linger: 300 * time.Millisecond},
+			Offsite: &offsite.Uploader{Store: sealed, DataDir: data, Interval: interval}}, StoreArchive(st))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, log)
+		}
+	}
+	left := func() bool {
+		_, err := shared.Stat(ctx, batch)
+		return err == nil
+	}
+	crawl(time.Hour)
+	if !left() {
+		t.Error("the batch was deleted before a checkpoint holding its consumption was in the sealed store")
+	}
+	crawl(10 * time.Millisecond)
+	if left() {
+		t.Error("the batch is still in the shared store after checkpoints holding its consumption")
+	}
+	if n := strings.Count(strings.Join(o.Paths(), " "), "/i.png"); n != 1 {
+		t.Errorf("the handed-off image was fetched %d times, want once", n)
+	}
 }

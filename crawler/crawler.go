@@ -116,10 +116,11 @@ type Crawl struct {
 	mu           sync.Mutex
 	origins      map[string]*originState
 	wg           sync.WaitGroup
-	badHandOff   map[string]bool  // hand-off batches that cannot be read, left alone (the hand-off loop's)
-	browser      *browser.Browser // nil without Config.Browser
-	loads        *loads           // with a browser: every URL visited, what it is served
-	renders      chan struct{}    // with a browser: pages rendering or waiting for a tab
+	badHandOff   map[string]bool      // hand-off batches that cannot be read, left alone (the hand-off loop's)
+	consumedAt   map[string]time.Time // with a sealed store: hand-off batches consumed and not yet deleted, and since when (the hand-off loop's)
+	browser      *browser.Browser     // nil without Config.Browser
+	loads        *loads               // with a browser: every URL visited, what it is served
+	renders      chan struct{}        // with a browser: pages rendering or waiting for a tab
 }
 
 // Open takes DataDir/frontier.db for a crawl of cfg.Seeds: an unfinished crawl of the same

@@ -317,6 +317,11 @@ func (c *Crawl) reserveHandOffs(ctx context.Context, a Archive, final bool) erro
 		if v := meta.Get(keyHandSeq); len(v) == 8 {
 			seq = binary.BigEndian.Uint64(v)
 		}
+		if c.cfg.Offsite != nil {
+			// Numbers from the clock: a node restored from a checkpoint, whose frontier has the
+			// number of then, never numbers a batch as one it reserved after it.
+			seq = max(seq, uint64(c.now().UnixNano()))
+		}
 		for i := 0; i < len(ready); {
 			k := i
 			for k < len(ready) && ready[k].j == ready[i].j && k-i < handoff.MaxBatch {
@@ -451,11 +456,39 @@ func (c *Crawl) readHandOffs(ctx context.Context) (int, error) {
 			}
 			queued += n
 		}
+		if !c.consumedSafely(o.Name) {
+			continue // deleted once a checkpoint holding its consumption is in the sealed store
+		}
 		if err := h.Store.Delete(ctx, o.Name); err != nil {
 			return queued, err
 		}
 	}
 	return queued, nil
+}
+
+// consumedSafely reports whether the batch name, consumed, may be deleted from the store: at
+// once without a sealed store; with one, once a checkpoint taken after its consumption was
+// recorded is in the sealed store, so that a node restored from the last checkpoint finds the
+// batches whose consumption it does not hold still there and consumes them again
+// (docs/architecture.md#sealed-bucket). A batch found consumed by an earlier run counts as
+// consumed when this run first sees it.
+func (c *Crawl) consumedSafely(name string) bool {
+	if c.cfg.Offsite == nil {
+		return true
+	}
+	if c.consumedAt == nil {
+		c.consumedAt = map[string]time.Time{}
+	}
+	at, ok := c.consumedAt[name]
+	if !ok {
+		at = c.now()
+		c.consumedAt[name] = at
+	}
+	if c.cfg.Offsite.Committed().After(at) {
+		delete(c.consumedAt, name)
+		return true
+	}
+	return false
 }
 
 // consume adds a batch's new URLs to the frontier and records the batch as consumed, in one

@@ -53,6 +53,7 @@ type Uploader struct {
 	stopped  chan struct{}
 	last     time.Time // the last checkpoint's time
 	prev     *Manifest // the last checkpoint this uploader put in the store
+	commit   time.Time // the time of the last checkpoint whose state is in the store
 }
 
 // local is what a checkpoint's directory records besides its two snapshots.
@@ -342,6 +343,7 @@ func (u *Uploader) putCheckpoint(ctx context.Context) error {
 	if p := u.prev; p != nil && p.Index.SHA256 == m.Index.SHA256 && p.Frontier.SHA256 == m.Frontier.SHA256 && slices.Equal(p.Sealed, m.Sealed) {
 		// Nothing changed since the checkpoint in the store (an idle crawl): it stands for this one.
 		u.Log.Debug("sealed side: checkpoint unchanged, not uploaded", "checkpoint", seq, "as", p.Seq)
+		u.committed(l.Time)
 		return u.forget(root, seqs)
 	}
 	if err := u.putObject(ctx, ipath, m.Index); err != nil {
@@ -360,7 +362,23 @@ func (u *Uploader) putCheckpoint(ctx context.Context) error {
 	}
 	u.Log.Info("sealed side: checkpoint uploaded", "store", u.Store.String(), "checkpoint", seq, "files", len(m.Sealed))
 	u.prev = &m
+	u.committed(l.Time)
 	return u.forget(root, seqs)
+}
+
+// committed records that the state of the checkpoint taken at t is in the store.
+func (u *Uploader) committed(t time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.commit = t
+}
+
+// Committed is the time of the last checkpoint whose state is in the store (zero before the
+// first): whatever the crawl recorded before it is safe from the loss of the node's disk.
+func (u *Uploader) Committed() time.Time {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.commit
 }
 
 // forget removes the checkpoints seqs from DATA/checkpoints, once they are in the store.
