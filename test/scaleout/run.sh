@@ -10,7 +10,10 @@
 #     byte of an embargoed body (every object searched, gzip members decompressed), every image
 #     released exactly once when due and withheld (not even a tombstone) while its page is embargoed;
 #   - both lookup nodes answer the same for every URL, and what they answer is the bucket's;
-#   - a crawl node killed (SIGKILL) mid-crawl and started again resumes and completes its partition.
+#   - a crawl node killed (SIGKILL) mid-crawl, its data directory deleted, and restored with
+#     crawl --restore from its sealed bucket (sealed: s3://sealed/crawl-K, a checkpoint a second)
+#     completes its partition: every page sealed and released exactly once, verify exits 0 on
+#     every node, and the lookups' identity gets 403 from the sealed bucket.
 #
 #   test/scaleout/run.sh        (needs the weed binary: ARCHIVECTL_WEED, or test/seaweedfs/install.sh's cache)
 set -euo pipefail
@@ -62,7 +65,7 @@ mkdir -p "$work/weed/data"
 cat >"$work/weed/s3.json" <<'EOF'
 {"identities": [
   {"name": "writer", "credentials": [{"accessKey": "scaleout-writer", "secretKey": "scaleout-writer-secret"}], "actions": ["Admin", "Read", "List", "Tagging", "Write"]},
-  {"name": "reader", "credentials": [{"accessKey": "scaleout-reader", "secretKey": "scaleout-reader-secret"}], "actions": ["Read", "List"]}
+  {"name": "reader", "credentials": [{"accessKey": "scaleout-reader", "secretKey": "scaleout-reader-secret"}], "actions": ["Read:archive", "List:archive"]}
 ]}
 EOF
 start_weed() {
@@ -91,7 +94,7 @@ as() { local who=$1; shift; env $(aws_env "$who") "$@"; }
 start=$SECONDS
 for attempt in 1 2 3; do
 	start_weed
-	if as writer "$work/check" mkbucket archive "$weed_pid"; then break; fi
+	if as writer "$work/check" mkbucket archive "$weed_pid" && as writer "$work/check" mkbucket sealed "$weed_pid"; then break; fi
 	kill -9 "$weed_pid" 2>/dev/null || true
 	# Another process took a port between the check and weed's bind: other ports.
 	grep -q "address already in use" "$work/weed/weed.log" && [ "$attempt" -lt 3 ] || { tail -20 "$work/weed/weed.log"; die "SeaweedFS did not start"; }
@@ -121,10 +124,13 @@ release:
   shard_size: 65536
 public: $bucket
 node: crawl-$k
+sealed: s3://sealed/crawl-$k
+sealed_store:
+  checkpoint: 1s
 EOF
 done
 
-log "crawling: three nodes, the same seeds, --partition k/3, handing each other requisites (node 2 killed mid-crawl, then resumed)"
+log "crawling: three nodes, the same seeds, --partition k/3, handing each other requisites (node 2 killed mid-crawl, its disk deleted, restored from its sealed bucket)"
 crawl_start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 env $(aws_env writer) "$work/archivectl" crawl --config "$work/node-0.yaml" "$work/seeds.txt" >"$work/crawl-0.out" 2>"$work/crawl-0.err" &
 c0=$!
@@ -138,20 +144,30 @@ for _ in $(seq 200); do
 	[ "$(grep -c 'node-2$' "$work/site.log" || true)" -ge 30 ] && break
 	sleep 0.05
 done
+# ... and once a checkpoint of it is in its sealed bucket (one a second).
+for _ in $(seq 100); do
+	as writer "$work/check" checkpoint s3://sealed/crawl-2 >/dev/null && break
+	sleep 0.1
+done
 kill -9 "$c2" 2>/dev/null || die "node 2's crawl ended before it could be killed: make the site slower"
 status=0
 wait "$c2" || status=$?
 [ "$status" = 137 ] || die "node 2's crawl exited $status, not killed"
 sealed_before=$(grep -c 'node-2$' "$work/site.log" || true)
-as writer "$work/archivectl" crawl --config "$work/node-2.yaml" "$work/seeds.txt" >"$work/crawl-2b.out" 2>"$work/crawl-2b.err" ||
-	die "node 2's resumed crawl failed: $(tail -3 "$work/crawl-2b.err")"
+as writer "$work/check" checkpoint s3://sealed/crawl-2 || die "node 2 left no checkpoint in its sealed bucket"
+rm -rf "$work/node-2" # its disk is lost: sealed files, index, frontier
+as writer "$work/archivectl" crawl --config "$work/node-2.yaml" --restore "$work/seeds.txt" >"$work/crawl-2b.out" 2>"$work/crawl-2b.err" ||
+	die "node 2's restored crawl failed: $(tail -3 "$work/crawl-2b.err")"
+grep -q "restored from the sealed store" "$work/crawl-2b.err" || die "node 2 was not restored: $(head -3 "$work/crawl-2b.err")"
 wait "$c0" || die "node 0's crawl failed: $(tail -3 "$work/crawl-0.err")"
 wait "$c1" || die "node 1's crawl failed: $(tail -3 "$work/crawl-1.err")"
 crawl_end=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-grep -q "from earlier runs" "$work/crawl-2b.out" || die "node 2's second crawl did not resume: $(cat "$work/crawl-2b.out")"
+grep -q "from earlier runs" "$work/crawl-2b.out" || die "node 2's restored crawl did not resume: $(cat "$work/crawl-2b.out")"
 for k in 0 1 2b; do echo "node $k: $(head -1 "$work/crawl-$k.out")"; done
-echo "node 2 had made $sealed_before requests when it was killed"
+echo "node 2 had made $sealed_before requests when it was killed and its data directory deleted"
 "$work/check" origins "$work" 3
+last=$(as writer "$work/check" checkpoint s3://sealed/crawl-2 | sed -n 's/^last checkpoint in [^ ]*: //p')
+as reader "$work/check" denied s3://sealed/crawl-2 "checkpoints/$last.json" || die "a lookup node's identity reads the sealed bucket"
 
 # The lookup nodes: read-only credentials, each its own data directory for its view.
 lookups=()
@@ -191,6 +207,9 @@ for days in 1 10 40 100; do
 		as writer "$work/archivectl" release --config "$work/node-$k.yaml" --now "$now" | sed "s/^/node $k: /"
 	done
 	as reader "$work/check" bucket "$bucket" "$work" 3 "$now" "$crawl_start" "$crawl_end"
+	for k in 0 1 2; do
+		as writer "$work/archivectl" verify --config "$work/node-$k.yaml" >"$work/verify-$k.out" 2>&1 || die "verify of node $k: $(tail -5 "$work/verify-$k.out")"
+	done
 	# The lookups look for new generations every 5 s; then they answer from the new view.
 	sleep 7
 	for l in 0 1; do

@@ -15,6 +15,8 @@
 //	                                        the next origin (its own node's or another's) released exactly
 //	                                        once when both its own and its page's embargo are over, and
 //	                                        until then not even named (withheld, no tombstone)
+//	check checkpoint STORE                  a node's sealed store holds a checkpoint (its SEQ printed)
+//	check denied STORE OBJECT               the environment's identity gets 403 listing STORE and reading OBJECT
 //
 // It prints one line per problem and exits 1 if there is any.
 package main
@@ -37,7 +39,6 @@ import (
 	"github.com/archivectl/archivectl/crawler"
 	"github.com/archivectl/archivectl/objectstore"
 	"github.com/archivectl/archivectl/objectstore/publish"
-	"github.com/archivectl/archivectl/objectstore/s3store"
 	"github.com/archivectl/archivectl/public"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -67,6 +68,10 @@ func main() {
 		checkOrigins(os.Args[2], atoi(os.Args[3]))
 	case "bucket":
 		checkBucket(os.Args[2], os.Args[3], atoi(os.Args[4]), at(os.Args[5]), at(os.Args[6]), at(os.Args[7]))
+	case "checkpoint":
+		checkCheckpoint(os.Args[2])
+	case "denied":
+		checkDenied(os.Args[2], os.Args[3])
 	default:
 		fmt.Fprintf(os.Stderr, "check: unknown check %q\n", os.Args[1])
 		os.Exit(2)
@@ -170,16 +175,7 @@ func image(seeds []*url.URL, i int) *url.URL {
 // checkBucket checks the union of the nodes' latest generations at now.
 func checkBucket(storeURL, dir string, nodes int, now, start, end time.Time) {
 	ctx := context.Background()
-	loc, err := objectstore.ParseLocation(storeURL)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	s, err := s3store.Open(ctx, loc, s3store.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	s := openS3(ctx, storeURL)
 	committed, err := publish.Committed(ctx, s)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
