@@ -10,6 +10,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler/browser"
 	"github.com/archivectl/archivectl/crawler/extract"
+	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/layout"
 	"github.com/archivectl/archivectl/store"
 )
@@ -23,9 +24,10 @@ type loading struct {
 	loads   *loads
 	browser bool // a page's browser asked for it: its capture says loaded_by browser
 	done    chan struct{}
-	x       *exchange     // the capture; nil when none was made, or once let go (evicted)
-	evicted bool          // x was let go to bound memory: a browser asking again fetches it again
-	elem    *list.Element // in loads.lru while x is held
+	x       *exchange      // the capture; nil when none was made, or once let go (evicted)
+	period  embargo.Period // x's own embargo period (its origin's robots.txt, its header)
+	evicted bool           // x was let go to bound memory: a browser asking again fetches it again
+	elem    *list.Element  // in loads.lru while x is held
 }
 
 // loads is every URL visited in a crawl with a browser, with the captures held, least
@@ -59,15 +61,15 @@ func (c *Crawl) begin(it *item) bool {
 	return true
 }
 
-// keep holds x, the visit's capture, for the browsers asking for it.
-func (e *loading) keep(x *exchange) {
+// keep holds x, the visit's capture under its own embargo period, for the browsers asking for it.
+func (e *loading) keep(x *exchange, period embargo.Period) {
 	if e == nil {
 		return
 	}
 	l := e.loads
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e.x = x
+	e.x, e.period = x, period
 	e.elem = l.lru.PushFront(e)
 	l.bytes += held(x)
 	for l.bytes > l.budget && l.lru.Len() > 1 {
@@ -101,15 +103,30 @@ func (e *loading) loadedBy() string {
 	return ""
 }
 
-// served returns the capture held, touched as recently served; nil when there is none.
-func (e *loading) served() *exchange {
+// served returns the capture held and its embargo period, touched as recently served; nil when
+// there is none.
+func (e *loading) served() (*exchange, embargo.Period) {
 	l := e.loads
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e.elem != nil {
 		l.lru.MoveToFront(e.elem)
 	}
-	return e.x
+	return e.x, e.period
+}
+
+// rendered is what one render served the browser: the longest embargo period among the
+// captures it was given, which its snapshots inherit (they show those captures' content).
+type rendered struct {
+	mu      sync.Mutex
+	longest embargo.Period
+}
+
+// add notes a capture of embargo period p given to the browser.
+func (r *rendered) add(p embargo.Period) {
+	r.mu.Lock()
+	r.longest = max(r.longest, p)
+	r.mu.Unlock()
 }
 
 // forBrowser returns the visit of rawURL a browser waits for, and whether it is new: the
@@ -139,8 +156,9 @@ func (c *Crawl) render(it item, x *exchange, page store.Entry) {
 			return
 		}
 		defer func() { <-c.renders }()
+		var loaded rendered
 		p, err := c.browser.Render(c.ctx, it.URL, func(ctx context.Context, r browser.Request) browser.Response {
-			return c.browserLoad(ctx, it, x, id, r)
+			return c.browserLoad(ctx, it, x, id, r, &loaded)
 		})
 		if err != nil {
 			if c.ctx.Err() == nil {
@@ -151,7 +169,10 @@ func (c *Crawl) render(it item, x *exchange, page store.Entry) {
 		}
 		c.log.Debug("page rendered", "url", it.URL, "requests", p.Requests, "refused", p.Refused, "links", len(p.Links), "settled", p.Settled)
 		c.stats.add(func(s *Summary) { s.Rendered++ })
-		c.snapshots(page, p)
+		loaded.mu.Lock()
+		longest := loaded.longest
+		loaded.mu.Unlock()
+		c.snapshots(page, p, c.now(), longest)
 		var refs []extract.Ref
 		for _, l := range p.Links {
 			if u, err := url.Parse(l); err == nil {
@@ -190,8 +211,9 @@ func (c *Crawl) roomToRender() bool {
 
 // browserLoad answers one request of page p (captured as x, id): the page itself from x; a URL
 // visited in this crawl from its capture; any other URL visited now, as a requisite of p, on its
-// origin's turn, so through that origin's robots.txt, politeness and embargo.
-func (c *Crawl) browserLoad(ctx context.Context, p item, x *exchange, id string, r browser.Request) browser.Response {
+// origin's turn, so through that origin's robots.txt, politeness and embargo. Each capture
+// served is noted in loaded with its embargo period.
+func (c *Crawl) browserLoad(ctx context.Context, p item, x *exchange, id string, r browser.Request, loaded *rendered) browser.Response {
 	u, err := url.Parse(r.URL)
 	if err != nil {
 		return browser.Response{Failed: "unparsable URL"}
@@ -222,7 +244,7 @@ func (c *Crawl) browserLoad(ctx context.Context, p item, x *exchange, id string,
 		c.prog.Queued(1)
 		c.visit(o, it)
 		<-o.turn
-		if e.served() != nil {
+		if got, _ := e.served(); got != nil {
 			c.stats.add(func(s *Summary) { s.BrowserLoads++ })
 		}
 	}
@@ -231,7 +253,8 @@ func (c *Crawl) browserLoad(ctx context.Context, p item, x *exchange, id string,
 	case <-ctx.Done():
 		return browser.Response{Failed: "the page's time is up"}
 	}
-	if got := e.served(); got != nil {
+	if got, period := e.served(); got != nil {
+		loaded.add(period)
 		return c.served(got)
 	}
 	return browser.Response{Failed: "not captured"}

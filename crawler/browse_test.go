@@ -12,6 +12,7 @@ import (
 
 	"github.com/archivectl/archivectl/crawler/browser"
 	"github.com/archivectl/archivectl/crawler/crawlertest"
+	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/internal/testkit"
 	"github.com/archivectl/archivectl/store"
 )
@@ -151,16 +152,18 @@ func TestLoadsLetGo(t *testing.T) {
 	if !fresh {
 		t.Fatal("a first asked for is not fresh")
 	}
-	a.keep(x(10))
+	a.keep(x(10), embargo.Quarter)
 	a.finish()
 	b, _ := l.forBrowser("b")
-	b.keep(x(10))
+	b.keep(x(10), embargo.None)
 	b.finish()
-	if again, fresh := l.forBrowser("a"); fresh || again.served() == nil {
-		t.Fatal("a held capture was not served") // and a becomes the most recently served
+	if again, fresh := l.forBrowser("a"); fresh {
+		t.Fatal("a held capture was not served")
+	} else if got, period := again.served(); got == nil || period != embargo.Quarter { // a becomes the most recently served
+		t.Fatalf("a held capture served as %v, period %v; want it, with its own period (q)", got, period)
 	}
 	c, _ := l.forBrowser("c")
-	c.keep(x(10)) // 30 bytes: b, least recently served, goes
+	c.keep(x(10), embargo.None) // 30 bytes: b, least recently served, goes
 	c.finish()
 	if _, fresh := l.forBrowser("a"); fresh {
 		t.Error("a, served lately, was let go")

@@ -1,16 +1,21 @@
 package crawler
 
 import (
+	"time"
+
 	"github.com/archivectl/archivectl/crawler/browser"
+	"github.com/archivectl/archivectl/embargo"
 	"github.com/archivectl/archivectl/store"
 )
 
 // snapshots seals what the browser kept of a rendered page (Config.Browser.Snapshot): its DOM
-// and its screenshot, as resource records of the page's capture time, derived from page. They
-// carry the page's usage preferences and no embargo of their own: the store withholds them
-// until the page's release time (requisite_of_id), so they are released with the page, never
-// before it, and have no tombstone of their own.
-func (c *Crawl) snapshots(page store.Entry, p browser.Page) {
+// and its screenshot, as resource records taken at the render's end (at), derived from page.
+// They show what every capture served to the browser holds, so they are embargoed for the
+// longest period of the page and of those captures (longest), counted from at, after every one
+// of them was captured: never public before any capture whose content they show. The store
+// also withholds them until the page's release time (requisite_of_id), so they have no
+// tombstone of their own. They carry the page's usage preferences.
+func (c *Crawl) snapshots(page store.Entry, p browser.Page, at time.Time, longest embargo.Period) {
 	var caps []store.Capture
 	for _, s := range []struct {
 		kind, ctype string
@@ -20,7 +25,8 @@ func (c *Crawl) snapshots(page store.Entry, p browser.Page) {
 			continue
 		}
 		caps = append(caps, store.Capture{
-			URL: store.ResourceURI(s.kind, page.URL), Time: page.Time, Response: s.body, Resource: s.ctype,
+			URL: store.ResourceURI(s.kind, page.URL), Time: at, Response: s.body, Resource: s.ctype,
+			Period:      max(page.Period, longest),
 			RequisiteOf: page.URL, RequisiteOfID: page.ID, LoadedBy: store.LoadedByBrowser,
 			Usage: page.Usage, UsageHeader: page.UsageHeader, UsageRobots: page.UsageRobots,
 		})

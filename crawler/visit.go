@@ -85,7 +85,8 @@ func (c *Crawl) visit(o *originState, it item) {
 		c.settle(it, skipped, maps)
 		return
 	}
-	it.load.keep(x)
+	period, source := c.period(d, x.Header)
+	it.load.keep(x, period)
 	if x.Truncated != "" {
 		c.log.Warn("response truncated", "url", it.URL, "reason", x.Truncated, "kept", len(x.Body))
 	}
@@ -104,7 +105,6 @@ func (c *Crawl) visit(o *originState, it item) {
 	if err != nil && len(lines) > 0 {
 		c.log.Debug("invalid Content-Usage header", "url", it.URL, "err", err)
 	}
-	period, source := c.period(d, x.Header)
 	capture := store.Capture{
 		URL: it.URL, Time: x.Time, IP: x.IP, Request: x.Request, Response: x.Response, Truncated: x.Truncated,
 		Period: period, Rule: d.Rule.String(), RobotsID: o.robotsID, EmbargoSource: source,
