@@ -3,6 +3,7 @@ package crawler
 import (
 	"container/list"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -160,6 +161,10 @@ func (c *Crawl) render(it item, x *exchange, page store.Entry) {
 		p, err := c.browser.Render(c.ctx, it.URL, func(ctx context.Context, r browser.Request) browser.Response {
 			return c.browserLoad(ctx, it, x, id, r, &loaded)
 		})
+		if errors.Is(err, browser.ErrStart) {
+			c.fail(err) // a crawl asked to render pages does not go on without a browser
+			return
+		}
 		if err != nil {
 			if c.ctx.Err() == nil {
 				c.log.Warn("page not rendered: its captures stand without what its scripts load", "url", it.URL, "err", err)

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -25,6 +28,36 @@ func TestOpenWithoutChromium(t *testing.T) {
 	_, err := Open(Config{DataDir: t.TempDir(), Seeds: []*url.URL{seed}, Browser: &browser.Options{Chromium: "/nonexistent/chromium"}})
 	if !errors.Is(err, browser.ErrNoChromium) {
 		t.Fatalf("Open = %v, want ErrNoChromium", err)
+	}
+}
+
+// TestCrawlStopsWhenChromiumCannotStart: a browser found but unable to start (a binary that is
+// no Chromium, a sandbox that forbids it) stops the crawl at the first HTML page with ErrStart,
+// instead of going on as a plain crawl; it is tried once, not at every page.
+func TestCrawlStopsWhenChromiumCannotStart(t *testing.T) {
+	t.Parallel()
+	fake := filepath.Join(t.TempDir(), "chromium")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\necho 'not a browser' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	site := newOrigin(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		default:
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<!doctype html><a href="/a">a</a> <a href="/b">b</a>`)
+		}
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, log, err := crawlInto(ctx, t, Config{Seeds: seedURLs(t, site.URL+"/"), Sitemaps: SitemapsOff,
+		Browser: &browser.Options{Chromium: fake, Tabs: 1, Wait: 5 * time.Second}}, &fakeArchive{})
+	if !errors.Is(err, browser.ErrStart) {
+		t.Fatalf("crawl = %v, want ErrStart\n%s", err, log)
+	}
+	if n := strings.Count(log, "chromium started"); n != 0 {
+		t.Errorf("chromium reported started %d times\n%s", n, log)
 	}
 }
 

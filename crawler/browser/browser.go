@@ -136,6 +136,7 @@ type Browser struct {
 	tabs   chan struct{}
 
 	restarting sync.Mutex // one restart at a time
+	firstErr   error      // why a lazy browser's first start failed (ErrStart): it is not tried again
 	mu         sync.Mutex
 	gen        int // counts starts: a restart is asked for one generation, once
 	ctx        context.Context
@@ -148,6 +149,11 @@ type Browser struct {
 
 // errClosed is the error of a render after Close.
 var errClosed = errors.New("browser closed")
+
+// ErrStart is wrapped by Render's error when a lazy browser's chromium could not be started at
+// all (a sandbox that forbids it, a binary that is not Chromium): a crawl that asked for a
+// browser cannot go on as a plain one, so it stops on it, as Start's error stops it up front.
+var ErrStart = errors.New("chromium could not be started")
 
 // Start finds chromium and starts it (with Options.Lazy, on the first Render); ctx ends it
 // (Close too).
@@ -278,10 +284,13 @@ func (b *Browser) startFirst() error {
 	if closed {
 		return errClosed
 	}
-	if !first {
-		return nil
+	if b.firstErr != nil || !first {
+		return b.firstErr
 	}
-	return b.start()
+	if err := b.start(); err != nil {
+		b.firstErr = fmt.Errorf("%w: %w", ErrStart, err)
+	}
+	return b.firstErr
 }
 
 // Started is how many browsers were started: 1, plus one per restart (0 for a lazy one that
