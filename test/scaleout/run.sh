@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Scale-out test: SeaweedFS on loopback, a 12-origin loopback site of 31 pages each (no embargo, a week, a month, a
 # quarter, by origin; each home page embedding an image of the next origin, and one its robots.txt
-# disallows), three crawl nodes given the same seeds with --partition k/3, their release
+# disallows, and a stylesheet of the origin after, which embeds a background image of its own
+# origin, and one disallowed), three crawl nodes given the same seeds with --partition k/3, their release
 # passes at four --now values publishing into one bucket, and two lookup nodes serving the bucket
 # with read-only credentials. Checks, from the site's log and from the bucket itself:
 #   - every origin was crawled by exactly one node, the one its partition names, and every image
-#     requested (handed off through the bucket when another node's page embeds it), no disallowed one;
+#     stylesheet and background image requested (handed off through the bucket when another
+#     node's page or stylesheet embeds it), no disallowed one;
 #   - after each round of passes the bucket holds every due capture exactly once and not one
-#     byte of an embargoed body (every object searched, gzip members decompressed), every image
-#     released exactly once when due and withheld (not even a tombstone) while its page is embargoed;
+#     byte of an embargoed body (every object searched, gzip members decompressed), every
+#     requisite released exactly once when due and withheld (not even a tombstone) while what
+#     embeds it is embargoed;
 #   - both lookup nodes answer the same for every URL, and what they answer is the bucket's;
 #   - a crawl node killed (SIGKILL) mid-crawl, its data directory deleted, and restored with
 #     crawl --restore from its sealed bucket (sealed: s3://sealed/crawl-K, a checkpoint a second)

@@ -4,17 +4,19 @@
 //	check mkbucket BUCKET PID               create the bucket, waiting (90 s at most) for the store, process PID, to be up
 //	                                        and to store an object
 //	check origins DIR NODES                 every origin was requested, by exactly one node: its partition's;
-//	                                        every image a home page embeds from the next origin requested
-//	                                        (by that origin's node, handed to it when it is another's), no
-//	                                        /private/ URL (disallowed by robots.txt) ever
+//	                                        every requisite a home page embeds (the image of the next origin,
+//	                                        the stylesheet of the one after, the image that stylesheet embeds)
+//	                                        requested (by that origin's node, handed to it when it is
+//	                                        another's), no /private/ URL (disallowed by robots.txt) ever
 //	check bucket STORE DIR NODES NOW START END
 //	                                        at NOW (RFC 3339), of a crawl made between START and END: every
 //	                                        due page released exactly once in the union of the nodes' latest
 //	                                        generations, every other one a tombstone and not one byte of its
-//	                                        body anywhere in the bucket; every image a home page embeds from
-//	                                        the next origin (its own node's or another's) released exactly
-//	                                        once when both its own and its page's embargo are over, and
-//	                                        until then not even named (withheld, no tombstone)
+//	                                        body anywhere in the bucket; every requisite (its own node's or
+//	                                        another's) released exactly once when its own embargo and those
+//	                                        of what embeds it are over, until then not one byte of its body
+//	                                        in the bucket, and while what embeds it is embargoed not even
+//	                                        its URL (withheld, no tombstone); no disallowed URL
 //	check checkpoint STORE                  a node's sealed store holds a checkpoint (its SEQ printed)
 //	check denied STORE OBJECT               the environment's identity gets 403 listing STORE and reading OBJECT
 //
@@ -149,8 +151,10 @@ func checkOrigins(dir string, nodes int) {
 	node := regexp.MustCompile(`node-(\d+)`)
 	all := seeds(dir)
 	for i, u := range all {
-		if img := image(all, i); paths[img.Scheme+"://"+img.Host+img.Path] == 0 {
-			problem("%s, embedded by %s, was never requested", img, u)
+		for _, r := range requisites(all, i) {
+			if paths[r.url.Scheme+"://"+r.url.Host+r.url.Path] == 0 {
+				problem("%s, embedded by %s or its stylesheet, was never requested", r.url, u)
+			}
 		}
 		o := u.Scheme + "://" + u.Host
 		want := crawler.OriginPartition(u, nodes)
@@ -167,49 +171,52 @@ func checkOrigins(dir string, nodes int) {
 	}
 }
 
-// image is the URL of the image origin i's home page embeds from origin i+1.
-func image(seeds []*url.URL, i int) *url.URL {
-	return seeds[(i+1)%len(seeds)].JoinPath("img", strconv.Itoa(i)+".png")
+// A requisite is a resource origin i's home page embeds, directly or through its stylesheet,
+// from another origin (the site's comment says which).
+type requisite struct {
+	url      *url.URL
+	embedder time.Duration // the period its embedder's release waits for: the page's, or the page's and the stylesheet's
+	own      time.Duration // its own origin's
+	marker   string        // what its body holds
 }
+
+// requisites are the resources origin i's home page embeds that robots.txt allows: the image of
+// origin i+1, the stylesheet of origin i+2 and the background image that stylesheet embeds.
+func requisites(seeds []*url.URL, i int) []requisite {
+	n := len(seeds)
+	page, next, second := period(i), period((i+1)%n), period((i+2)%n)
+	return []requisite{
+		{seeds[(i+1)%n].JoinPath("img", strconv.Itoa(i)+".png"), page, next, fmt.Sprintf("IMG-o%d-from%d<", (i+1)%n, i)},
+		{seeds[(i+2)%n].JoinPath("css", strconv.Itoa(i)+".css"), page, second, fmt.Sprintf("CSS-o%d-from%d ", (i+2)%n, i)},
+		{seeds[(i+2)%n].JoinPath("bg", strconv.Itoa(i)+".png"), max(page, second), second, fmt.Sprintf("BG-o%d-from%d<", (i+2)%n, i)},
+	}
+}
+
+// disallowed are the resources origin i's home page embeds that robots.txt disallows.
+func disallowed(seeds []*url.URL, i int) []*url.URL {
+	n := len(seeds)
+	return []*url.URL{
+		seeds[(i+1)%n].JoinPath("private", strconv.Itoa(i)+".png"),
+		seeds[(i+2)%n].JoinPath("private", "bg-"+strconv.Itoa(i)+".png"),
+	}
+}
+
+// period is origin i's embargo.
+func period(i int) time.Duration { return periods[i%len(periods)] }
+
+// due tells whether a requisite is released at now, of a crawl that ended at end.
+func (r requisite) due(now, end time.Time) bool { return !now.Before(end.Add(max(r.embedder, r.own))) }
 
 // checkBucket checks the union of the nodes' latest generations at now.
 func checkBucket(storeURL, dir string, nodes int, now, start, end time.Time) {
 	ctx := context.Background()
 	s := openS3(ctx, storeURL)
-	committed, err := publish.Committed(ctx, s)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if len(committed) != nodes {
-		problem("the bucket holds generations of %d node(s) (%v), want %d", len(committed), committed, nodes)
-	}
 	released, embargoed := map[string]int{}, map[string]int{}
-	for node, gens := range committed {
-		m, err := publish.ReadManifest(ctx, s, node, gens[len(gens)-1])
-		if err != nil {
-			problem("%v", err)
-			continue
-		}
-		for _, f := range m.Files {
-			if !strings.HasSuffix(f.Path, public.CDXJExt) {
-				continue
-			}
-			for _, line := range bytes.Split(read(ctx, s, publish.NodePrefix(node)+f.Object), []byte("\n")) {
-				if len(line) == 0 {
-					continue
-				}
-				r, err := public.Parse(line)
-				if err != nil {
-					problem("node %s %s: %v", node, f.Path, err)
-					continue
-				}
-				if string(r.Block.State) == public.StateReleased {
-					released[string(r.Block.URL)]++
-				} else {
-					embargoed[string(r.Block.URL)]++
-				}
-			}
+	for _, e := range publicSide(ctx, s, nodes).lines {
+		if e.state == public.StateReleased {
+			released[e.url]++
+		} else {
+			embargoed[e.url]++
 		}
 	}
 	var secrets [][]byte // markers of the pages embargoed at now
@@ -243,32 +250,41 @@ func checkBucket(storeURL, dir string, nodes int, now, start, end time.Time) {
 		}
 	}
 	all := seeds(dir)
-	images, withheld := 0, 0
+	reqs, withheld := 0, 0
 	for i := range all {
-		img := image(all, i).String()
-		page, own := periods[i%len(periods)], periods[(i+1)%len(all)%len(periods)]
-		// Withheld until its page is public as well (docs/rules.md#d27): an image of an origin of
-		// the page's own node (in that crawl's scope: crawled as a page, with the page as its
-		// provenance) as much as another node's (a requisite handed to that node).
-		switch p := max(page, own); {
-		case !now.Before(end.Add(p)):
-			images++
-			if released[img] != 1 {
-				problem("%s is due at %s: released %d time(s), want exactly once", img, now.Format(time.RFC3339), released[img])
+		// Withheld until what embeds it is public as well (docs/rules.md#d27): a resource of an
+		// origin of the page's own node (in that crawl's scope: crawled as a page, with the page
+		// as its provenance) as much as another node's (a requisite handed to that node); what a
+		// stylesheet embeds, until the stylesheet is public.
+		for _, r := range requisites(all, i) {
+			u, p := r.url.String(), max(r.embedder, r.own)
+			switch {
+			case r.due(now, end):
+				reqs++
+				if released[u] != 1 {
+					problem("%s is due at %s: released %d time(s), want exactly once", u, now.Format(time.RFC3339), released[u])
+				}
+			case now.Before(start.Add(p)) && r.embedder > 0: // read from an embargoed body: withheld, not even a tombstone
+				withheld++
+				secrets = append(secrets, []byte(r.marker))
+				if released[u]+embargoed[u] != 0 {
+					problem("%s is withheld at %s: released %d, tombstones %d, want its URL nowhere", u, now.Format(time.RFC3339), released[u], embargoed[u])
+				}
+			case now.Before(start.Add(p)):
+				secrets = append(secrets, []byte(r.marker))
+				if released[u] != 0 || embargoed[u] == 0 {
+					problem("%s is embargoed at %s: released %d, tombstones %d", u, now.Format(time.RFC3339), released[u], embargoed[u])
+				}
 			}
-		case now.Before(start.Add(p)) && page > 0: // read from an embargoed body: withheld, not even a tombstone
-			withheld++
-			if released[img]+embargoed[img] != 0 {
-				problem("%s is withheld at %s: released %d, tombstones %d, want its URL nowhere", img, now.Format(time.RFC3339), released[img], embargoed[img])
-			}
-		case now.Before(start.Add(p)):
-			if released[img] != 0 || embargoed[img] == 0 {
-				problem("%s is embargoed at %s: released %d, tombstones %d", img, now.Format(time.RFC3339), released[img], embargoed[img])
+		}
+		for _, d := range disallowed(all, i) {
+			if u := d.String(); released[u]+embargoed[u] != 0 {
+				problem("%s, disallowed by its robots.txt, is in the bucket", u)
 			}
 		}
 	}
-	fmt.Printf("at %s: %d due captures each released once, %d embargoed as tombstones; %d images released once, %d withheld\n",
-		now.Format(time.RFC3339), due, waiting, images, withheld)
+	fmt.Printf("at %s: %d due captures each released once, %d embargoed as tombstones; %d requisites (images, stylesheets, their images) released once, %d withheld\n",
+		now.Format(time.RFC3339), due, waiting, reqs, withheld)
 	objs, err := s.List(ctx, "")
 	if err != nil {
 		problem("%v", err)
@@ -288,6 +304,57 @@ func checkBucket(storeURL, dir string, nodes int, now, start, end time.Time) {
 		}
 	}
 	fmt.Printf("searched %d objects (%d bytes) for %d embargoed bodies\n", len(objs), total, len(secrets))
+}
+
+// A bucketSide is the union of the nodes' latest generations in the bucket.
+type bucketSide struct {
+	manifests map[string]*publish.Manifest // by node
+	lines     []entry                      // every line of their CDXJ files
+}
+
+// An entry is one line of a node's public CDXJ.
+type entry struct {
+	node, url, state, filename string
+	offset, status             int64
+}
+
+// publicSide reads the CDXJ of every node's latest generation, as the lookup nodes see them.
+func publicSide(ctx context.Context, s objectstore.Store, nodes int) bucketSide {
+	committed, err := publish.Committed(ctx, s)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if len(committed) != nodes {
+		problem("the bucket holds generations of %d node(s) (%v), want %d", len(committed), committed, nodes)
+	}
+	side := bucketSide{manifests: map[string]*publish.Manifest{}}
+	for node, gens := range committed {
+		m, err := publish.ReadManifest(ctx, s, node, gens[len(gens)-1])
+		if err != nil {
+			problem("%v", err)
+			continue
+		}
+		side.manifests[node] = m
+		for _, f := range m.Files {
+			if !strings.HasSuffix(f.Path, public.CDXJExt) {
+				continue
+			}
+			for _, line := range bytes.Split(read(ctx, s, publish.NodePrefix(node)+f.Object), []byte("\n")) {
+				if len(line) == 0 {
+					continue
+				}
+				r, err := public.Parse(line)
+				if err != nil {
+					problem("node %s %s: %v", node, f.Path, err)
+					continue
+				}
+				side.lines = append(side.lines, entry{node: node, url: string(r.Block.URL), state: string(r.Block.State),
+					filename: string(r.Block.Filename), offset: r.Block.Offset, status: r.Block.Status})
+			}
+		}
+	}
+	return side
 }
 
 func read(ctx context.Context, s objectstore.Store, name string) []byte {

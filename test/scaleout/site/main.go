@@ -2,7 +2,9 @@
 // asking in robots.txt for no embargo, a week, a month or a quarter (i mod 4), and disallowing
 // /private/. Every body holds a marker, BODY-o<i>-p<j>, that the checks look for where no
 // embargoed byte may be. The home page of origin i embeds two images of origin i+1 (mod N):
-// /img/<i>.png, and /private/<i>.png, which its robots.txt disallows.
+// /img/<i>.png, and /private/<i>.png, which its robots.txt disallows; and a stylesheet of
+// origin i+2, /css/<i>.css, which embeds two background images of its own origin: /bg/<i>.png,
+// and /private/bg-<i>.png, disallowed.
 // Each request takes -latency, so that a crawl lasts long enough to be killed. It writes the
 // seed URLs (one per origin, in order) to DIR/seeds.txt and logs every request as
 // "ORIGIN PATH USER-AGENT" to DIR/site.log, and serves until interrupted.
@@ -52,13 +54,13 @@ func main() {
 		fmt.Fprintf(&seeds, "%s/\n", urls[o])
 	}
 	for o, ln := range lns {
-		origin, next := urls[o], urls[(o+1)%len(urls)]
+		origin, next, second := urls[o], urls[(o+1)%len(urls)], urls[(o+2)%len(urls)]
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			fmt.Fprintf(logf, "%s %s %s\n", origin, r.URL.Path, strings.ReplaceAll(r.UserAgent(), " ", "_"))
 			mu.Unlock()
 			time.Sleep(*latency)
-			serve(w, r, o, *pages, next)
+			serve(w, r, o, *pages, next, second)
 		})
 		go (&http.Server{Handler: h}).Serve(ln)
 	}
@@ -70,7 +72,16 @@ func main() {
 	logf.Close()
 }
 
-func serve(w http.ResponseWriter, r *http.Request, o, pages int, next string) {
+// resources are what home pages embed, by the first segment of their path: the path's form
+// (the number is the embedding origin's), their media type and their body (of origin o, for
+// the embedding origin). A stylesheet embeds two background images of its own origin.
+var resources = map[string]struct{ path, mime, body string }{
+	"/img/": {"/img/%d.png", "image/png", "IMG-o%d-from%d<"},
+	"/css/": {"/css/%d.css", "text/css", "/* CSS-o%d-from%d */\nbody { background: url(/bg/%[2]d.png) }\nh1 { background: url(/private/bg-%[2]d.png) }\n"},
+	"/bg/":  {"/bg/%d.png", "image/png", "BG-o%d-from%d<"},
+}
+
+func serve(w http.ResponseWriter, r *http.Request, o, pages int, next, second string) {
 	var page, from int
 	switch {
 	case r.URL.Path == "/robots.txt":
@@ -81,13 +92,14 @@ func serve(w http.ResponseWriter, r *http.Request, o, pages int, next string) {
 		return
 	case r.URL.Path == "/":
 		page = -1
-	case strings.HasPrefix(r.URL.Path, "/img/"):
-		if _, err := fmt.Sscanf(r.URL.Path, "/img/%d.png", &from); err != nil {
+	case strings.HasPrefix(r.URL.Path, "/img/"), strings.HasPrefix(r.URL.Path, "/css/"), strings.HasPrefix(r.URL.Path, "/bg/"):
+		res := resources[r.URL.Path[:strings.Index(r.URL.Path[1:], "/")+2]]
+		if _, err := fmt.Sscanf(r.URL.Path, res.path, &from); err != nil {
 			http.NotFound(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "image/png")
-		fmt.Fprintf(w, "IMG-o%d-from%d<", o, from)
+		w.Header().Set("Content-Type", res.mime)
+		fmt.Fprintf(w, res.body, o, from)
 		return
 	default:
 		if _, err := fmt.Sscanf(r.URL.Path, "/p/%d", &page); err != nil || page < 0 || page >= pages {
@@ -96,7 +108,11 @@ func serve(w http.ResponseWriter, r *http.Request, o, pages int, next string) {
 		}
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	fmt.Fprintf(w, "<html><body><h1>origin %d page %d</h1><p>BODY-o%d-p%d</p>", o, page, o, page)
+	fmt.Fprintf(w, "<html><head>")
+	if page < 0 {
+		fmt.Fprintf(w, `<link rel="stylesheet" href="%s/css/%d.css">`, second, o)
+	}
+	fmt.Fprintf(w, "</head><body><h1>origin %d page %d</h1><p>BODY-o%d-p%d</p>", o, page, o, page)
 	if page < 0 {
 		fmt.Fprintf(w, `<img src="%[1]s/img/%[2]d.png"><img src="%[1]s/private/%[2]d.png">`, next, o)
 		for j := range pages {
