@@ -12,6 +12,9 @@
 #     byte of an embargoed body (every object searched, gzip members decompressed), every
 #     requisite released exactly once when due and withheld (not even a tombstone) while what
 #     embeds it is embargoed;
+#   - after each round every released page replays complete: its due requisites are released,
+#     and warcio.js's indexer (test/replay/index.mjs) over the released WARC files fetched from
+#     the bucket finds every released capture where the public CDXJ puts it;
 #   - both lookup nodes answer the same for every URL, and what they answer is the bucket's;
 #   - a crawl node killed (SIGKILL) mid-crawl, its data directory deleted, and restored with
 #     crawl --restore from its sealed bucket (sealed: s3://sealed/crawl-K, a checkpoint a second)
@@ -31,6 +34,11 @@ if [ -z "$weed" ]; then
 	weed=$(bash test/seaweedfs/install.sh) || die "no SeaweedFS: test/seaweedfs/install.sh failed"
 fi
 [ -x "$weed" ] || die "ARCHIVECTL_WEED=$weed is not an executable"
+# warcio.js, for the replay check (test/replay: Node.js 20 or later and the npm registry, or its cache).
+if [ -z "${ARCHIVECTL_REPLAY_NODE_DIR:-}" ]; then
+	ARCHIVECTL_REPLAY_NODE_DIR=$(bash test/replay/install.sh) || die "no replay engines: test/replay/install.sh failed"
+fi
+export ARCHIVECTL_REPLAY_NODE_DIR
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/scaleout-XXXXXX")
 pids=()
@@ -203,13 +211,15 @@ compare_lookups() {
 	echo "both lookup nodes answer the same for all $n URLs"
 }
 
-for days in 1 10 40 100; do
+for days in 1 8 40 100; do
 	now=$(date -u -d "$crawl_end + $days days" +%Y-%m-%dT%H:%M:%SZ)
 	log "release passes at $now (+$days days), each node publishing into $bucket"
 	for k in 0 1 2; do
 		as writer "$work/archivectl" release --config "$work/node-$k.yaml" --now "$now" | sed "s/^/node $k: /"
 	done
 	as reader "$work/check" bucket "$bucket" "$work" 3 "$now" "$crawl_start" "$crawl_end"
+	rm -rf "$work/replay" && mkdir "$work/replay"
+	as reader "$work/check" replay "$bucket" "$work" 3 "$now" "$crawl_end" test/replay/index.mjs "$work/replay"
 	for k in 0 1 2; do
 		as writer "$work/archivectl" verify --config "$work/node-$k.yaml" >"$work/verify-$k.out" 2>&1 || die "verify of node $k: $(tail -5 "$work/verify-$k.out")"
 	done

@@ -17,6 +17,12 @@
 //	                                        of what embeds it are over, until then not one byte of its body
 //	                                        in the bucket, and while what embeds it is embargoed not even
 //	                                        its URL (withheld, no tombstone); no disallowed URL
+//	check replay STORE DIR NODES NOW END INDEXER OUT
+//	                                        every page released at NOW replays complete: each of its
+//	                                        requisites that is due is released too, and warcio.js's indexer
+//	                                        (INDEXER, test/replay/index.mjs, run by node over the released
+//	                                        WARC files fetched from the bucket into OUT) finds the page and
+//	                                        each due requisite where the public CDXJ says, with its status
 //	check checkpoint STORE                  a node's sealed store holds a checkpoint (its SEQ printed)
 //	check denied STORE OBJECT               the environment's identity gets 403 listing STORE and reading OBJECT
 //
@@ -70,6 +76,8 @@ func main() {
 		checkOrigins(os.Args[2], atoi(os.Args[3]))
 	case "bucket":
 		checkBucket(os.Args[2], os.Args[3], atoi(os.Args[4]), at(os.Args[5]), at(os.Args[6]), at(os.Args[7]))
+	case "replay":
+		checkReplay(os.Args[2], os.Args[3], atoi(os.Args[4]), at(os.Args[5]), at(os.Args[6]), os.Args[7], os.Args[8])
 	case "checkpoint":
 		checkCheckpoint(os.Args[2])
 	case "denied":
