@@ -17,12 +17,15 @@
 //	                                        of what embeds it are over, until then not one byte of its body
 //	                                        in the bucket, and while what embeds it is embargoed not even
 //	                                        its URL (withheld, no tombstone); no disallowed URL
-//	check replay STORE DIR NODES NOW END INDEXER OUT
+//	check replay STORE DIR NODES NOW END SCRIPTS OUT
 //	                                        every page released at NOW replays complete: each of its
-//	                                        requisites that is due is released too, and warcio.js's indexer
-//	                                        (INDEXER, test/replay/index.mjs, run by node over the released
-//	                                        WARC files fetched from the bucket into OUT) finds the page and
-//	                                        each due requisite where the public CDXJ says, with its status
+//	                                        requisites that is due is released too; warcio.js's indexer
+//	                                        (SCRIPTS/index.mjs, SCRIPTS being test/replay, run by node over the
+//	                                        released WARC files fetched from the bucket into OUT) finds every
+//	                                        released capture where the public CDXJ says, with its status; and
+//	                                        wabac.js (SCRIPTS/replay.mjs, over a WACZ js-wacz packs of those
+//	                                        files) replays each released home page and due requisite from the
+//	                                        archive, an image with the bytes the site sent
 //	check checkpoint STORE                  a node's sealed store holds a checkpoint (its SEQ printed)
 //	check denied STORE OBJECT               the environment's identity gets 403 listing STORE and reading OBJECT
 //
