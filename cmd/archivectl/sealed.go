@@ -28,6 +28,10 @@ func offsiteCrawl(ctx context.Context, cfg Config, restore bool, log *slog.Logge
 	if restore && cfg.Sealed == "" {
 		return nil, errors.New("--restore rebuilds the data directory from the sealed store: give --sealed (or sealed: in the config)")
 	}
+	if !restore && offsite.Restoring(cfg.Data) {
+		// Its frontier may have URLs done whose captures are in an index.db not yet restored.
+		return nil, fmt.Errorf("%s: %w", cfg.Data, offsite.ErrRestoring)
+	}
 	s, err := sealedStore(ctx, cfg)
 	if err != nil || s == nil {
 		return nil, err

@@ -12,7 +12,8 @@ import (
 // TestSealedSettings: a sealed store that is the public one, a checkpoint interval of 0 or an
 // endpoint that is no URL is bad usage naming the key; --restore without a sealed store, into a
 // directory holding a crawl, or from a store without a checkpoint fails in one line, and so does
-// a fresh directory crawling into a store that holds checkpoints, without --restore.
+// a fresh directory crawling into a store that holds checkpoints, or a directory holding a
+// restore cut short, without --restore.
 func TestSealedSettings(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -24,6 +25,10 @@ func TestSealedSettings(t *testing.T) {
 	busy := filepath.Join(dir, "busy")
 	os.MkdirAll(busy, 0o755)
 	os.WriteFile(layout.Frontier(busy), nil, 0o600)
+	cut := filepath.Join(dir, "cut") // a restore killed between frontier.db and index.db
+	os.MkdirAll(layout.Checkpoints(cut), 0o755)
+	os.WriteFile(layout.Frontier(cut), nil, 0o600)
+	os.WriteFile(filepath.Join(layout.Checkpoints(cut), "restoring"), nil, 0o600)
 	used := filepath.Join(dir, "used")
 	os.MkdirAll(filepath.Join(used, "checkpoints"), 0o755)
 	os.WriteFile(filepath.Join(used, "checkpoints", "01796686906032747524.json"), []byte("{}"), 0o644)
@@ -45,6 +50,7 @@ func TestSealedSettings(t *testing.T) {
 		{"restore over a crawl", []string{"--restore", "--sealed", "file://" + sealed, "--data", busy}, 1, "restore needs an empty one"},
 		{"restore from nothing", []string{"--restore", "--sealed", "file://" + sealed}, 1, "holds no checkpoint"},
 		{"a fresh crawl into a node's store", []string{"--sealed", "file://" + used}, 1, "give --restore"},
+		{"a crawl over a restore cut short", []string{"--sealed", "file://" + used, "--data", cut}, 1, "run crawl --restore again"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

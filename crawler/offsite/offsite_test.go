@@ -206,3 +206,59 @@ func TestUnchangedCheckpoint(t *testing.T) {
 		t.Errorf("DATA/checkpoints holds %d entries, want the record alone", len(left))
 	}
 }
+
+// failing is a store whose reads of names ending in readSuffix and whose puts fail, as an
+// unreachable one.
+type failing struct {
+	objectstore.Store
+	readSuffix string
+	puts       bool
+}
+
+var errUnreachable = errors.New("the store is unreachable")
+
+func (f failing) Read(ctx context.Context, name string, off, n int64) (io.ReadCloser, error) {
+	if f.readSuffix != "" && strings.HasSuffix(name, f.readSuffix) {
+		return nil, errUnreachable
+	}
+	return f.Store.Read(ctx, name, off, n)
+}
+
+func (f failing) Put(ctx context.Context, name string, r io.ReadSeeker, size int64, sha256 string) error {
+	if f.puts {
+		return errUnreachable
+	}
+	return f.Store.Put(ctx, name, r, size, sha256)
+}
+
+// TestRestoreCutShort: a restore killed after frontier.db and before index.db leaves the
+// directory marked, is run again to the end, and leaves no mark.
+func TestRestoreCutShort(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	data, bucket := node(t), objectstore.NewDir(t.TempDir())
+	u := &Uploader{Store: bucket, DataDir: data}
+	if err := u.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	take(t, u, time.Unix(1, 0), "index", "frontier", "a-1.warc.gz")
+	if err := u.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fresh := t.TempDir()
+	if _, err := Restore(ctx, failing{Store: bucket, readSuffix: "/" + layout.IndexFile}, fresh); !errors.Is(err, errUnreachable) {
+		t.Fatalf("restore with index.db unreadable: %v", err)
+	}
+	if !HoldsCrawl(fresh) || !Restoring(fresh) {
+		t.Fatalf("after the cut: holds a crawl %v, marked %v; want both", HoldsCrawl(fresh), Restoring(fresh))
+	}
+	if _, err := Restore(ctx, bucket, fresh); err != nil {
+		t.Fatalf("the restore run again: %v", err)
+	}
+	if b, err := os.ReadFile(layout.Index(fresh)); err != nil || string(b) != "index" || Restoring(fresh) {
+		t.Errorf("after the second run: index.db %q %v, marked %v", b, err, Restoring(fresh))
+	}
+	if _, err := Restore(ctx, bucket, fresh); !errors.Is(err, ErrNotEmpty) {
+		t.Errorf("a restore over a finished one: %v, want ErrNotEmpty", err)
+	}
+}

@@ -1,6 +1,7 @@
 package offsite
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +20,13 @@ import (
 // ErrNotEmpty is returned by Restore for a data directory that holds a crawl already.
 var ErrNotEmpty = errors.New("the data directory holds a crawl already (index.db or frontier.db): restore needs an empty one")
 
+// ErrRestoring is returned for a data directory holding a restore cut short (its marker
+// DATA/checkpoints/restoring) by anything but Restore, which finishes it.
+var ErrRestoring = errors.New("the data directory holds a restore cut short (checkpoints/restoring): run crawl --restore again to finish it")
+
+// restoringFile, in DATA/checkpoints, marks a restore under way: written first, removed last.
+const restoringFile = "restoring"
+
 // ErrNoCheckpoint is returned by Restore when the store holds no checkpoint.
 var ErrNoCheckpoint = errors.New("the store holds no checkpoint")
 
@@ -32,11 +40,12 @@ type Restored struct {
 // frontier.db, then index.db, each checked against the size and SHA-256 of the manifest. A
 // sealed file uploaded after the checkpoint is left in the store (its captures are fetched
 // again, as the frontier of the checkpoint has them to fetch). dataDir must hold neither
-// index.db nor frontier.db; a restore cut short is run again (files already in place and
-// whole are kept).
+// index.db nor frontier.db, unless it holds a restore cut short (the marker
+// DATA/checkpoints/restoring, written durably first and removed last): that one is run again
+// (files already in place and whole are kept, temporary files of the cut one removed).
 func Restore(ctx context.Context, s objectstore.Store, dataDir string) (Restored, error) {
 	var r Restored
-	if HoldsCrawl(dataDir) {
+	if HoldsCrawl(dataDir) && !Restoring(dataDir) {
 		return r, ErrNotEmpty
 	}
 	last, err := LastCheckpoint(ctx, s)
@@ -54,35 +63,43 @@ func Restore(ctx context.Context, s objectstore.Store, dataDir string) (Restored
 		return r, fmt.Errorf("%s: %s: %w", s, manifestName(last), err)
 	}
 	m := r.Manifest
-	sealed := layout.Sealed(dataDir)
-	if err := os.MkdirAll(sealed, 0o700); err != nil {
+	sealed, checkpoints := layout.Sealed(dataDir), layout.Checkpoints(dataDir)
+	for _, dir := range []string{sealed, checkpoints} {
+		if err := durable.MkdirAll(dir, 0o700); err != nil {
+			return r, err
+		}
+	}
+	marker := filepath.Join(checkpoints, restoringFile)
+	if err := durable.ReplaceFile(marker, []byte(m.Seq+"\n"), 0o600); err != nil {
 		return r, err
 	}
-	uploaded, err := os.Create(filepath.Join(mkdir(layout.Checkpoints(dataDir)), uploadedFile+tmpSuffix))
-	if err != nil {
+	if err := removeTemporary(dataDir, sealed); err != nil {
 		return r, err
 	}
-	defer uploaded.Close()
 	listed := map[string]bool{}
+	var record bytes.Buffer
 	for _, o := range m.Sealed {
 		name := strings.TrimPrefix(o.Name, SealedPrefix)
 		listed[name] = true
 		if err := download(ctx, s, o, filepath.Join(sealed, name)); err != nil {
 			return r, err
 		}
-		fmt.Fprintf(uploaded, "%s %d %s\n", name, o.Size, o.SHA256)
+		fmt.Fprintf(&record, "%s %d %s\n", name, o.Size, o.SHA256)
 	}
 	// The store's record of the uploads: they need not be put again.
-	if err := durable.SyncClose(uploaded); err != nil {
-		return r, err
-	}
-	if err := durable.Rename(uploaded.Name(), filepath.Join(layout.Checkpoints(dataDir), uploadedFile)); err != nil {
+	if err := durable.ReplaceFile(filepath.Join(checkpoints, uploadedFile), record.Bytes(), 0o600); err != nil {
 		return r, err
 	}
 	if err := download(ctx, s, m.Frontier, layout.Frontier(dataDir)); err != nil {
 		return r, err
 	}
 	if err := download(ctx, s, m.Index, layout.Index(dataDir)); err != nil {
+		return r, err
+	}
+	if err := os.Remove(marker); err != nil {
+		return r, err
+	}
+	if err := durable.SyncDir(checkpoints); err != nil {
 		return r, err
 	}
 	later, err := s.List(ctx, SealedPrefix)
@@ -122,10 +139,27 @@ func LastCheckpoint(ctx context.Context, s objectstore.Store) (string, error) {
 	return last, nil
 }
 
-// mkdir makes dir (0700) and returns it; an error shows at the file's creation.
-func mkdir(dir string) string {
-	os.MkdirAll(dir, 0o700)
-	return dir
+// Restoring reports whether dataDir holds a restore cut short: only Restore may use it.
+func Restoring(dataDir string) bool {
+	_, err := os.Stat(filepath.Join(layout.Checkpoints(dataDir), restoringFile))
+	return err == nil
+}
+
+// removeTemporary removes the temporary files a restore cut short left in dirs (download's,
+// named by durable.WriteAtomically ".NAME.*.tmp").
+func removeTemporary(dirs ...string) error {
+	for _, dir := range dirs {
+		tmps, err := filepath.Glob(filepath.Join(dir, ".*.tmp"))
+		if err != nil {
+			return err
+		}
+		for _, p := range tmps {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // readAll reads the whole object name of s.
