@@ -11,13 +11,17 @@
 //	checkpoints/<SEQ>.json                   the checkpoint's manifest (Manifest), put last: its commit
 //
 // SEQ is the checkpoint's time in nanoseconds since 1970, 20 digits, so names sort in time
-// order and a restored node's later checkpoints sort after the ones it was restored from. Every
+// order; an uploader names each checkpoint after the last one in the store when it starts (and
+// after its own), so a restored node's, or one whose clock stepped back, sort after the ones
+// before whatever its clock says. Every
 // object is written once (objectstore.Store.Put, create-once, its SHA-256 checked by the store);
 // nothing is rewritten or deleted.
 //
 // # Locally
 //
 //	DATA/checkpoints/<SEQ>/    a checkpoint taken and not yet uploaded: index.db, frontier.db, files
+//	                           (the newest alone: taking one removes the older ones left)
+//	DATA/checkpoints/restoring a restore under way (Restore): crawl --restore alone may use the directory
 //	DATA/checkpoints/uploaded  the sealed files uploaded, one "NAME SIZE SHA256" a line, fsynced
 //
 // The upload is off the crawl's path: the crawler takes a checkpoint (Uploader.Take) and a

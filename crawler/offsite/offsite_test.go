@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -260,5 +261,52 @@ func TestRestoreCutShort(t *testing.T) {
 	}
 	if _, err := Restore(ctx, bucket, fresh); !errors.Is(err, ErrNotEmpty) {
 		t.Errorf("a restore over a finished one: %v, want ErrNotEmpty", err)
+	}
+}
+
+// TestCheckpointsPendingOne: while the store takes nothing, each checkpoint taken replaces the
+// one not yet uploaded in DATA/checkpoints: the disk holds one copy, the newest.
+func TestCheckpointsPendingOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	data := node(t)
+	u := &Uploader{Store: failing{Store: objectstore.NewDir(t.TempDir()), puts: true}, DataDir: data, Interval: time.Hour}
+	if err := u.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Unix(100, 0)
+	for i := range 3 {
+		take(t, u, at.Add(time.Duration(i)*time.Minute), "index", "frontier", "a-1.warc.gz")
+	}
+	seqs, err := localSeqs(layout.Checkpoints(data))
+	if err != nil || !slices.Equal(seqs, []string{Seq(at.Add(2 * time.Minute))}) {
+		t.Errorf("DATA/checkpoints holds %v %v, want the newest alone", seqs, err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := u.Close(cancelled); err == nil {
+		t.Error("Close with the store unreachable: no error")
+	}
+}
+
+// TestCheckpointAfterStoreLast: a node whose clock is behind the last checkpoint in the store
+// (restored on another machine, or a clock stepped back) names its checkpoints after it.
+func TestCheckpointAfterStoreLast(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	data, bucket := node(t), objectstore.NewDir(t.TempDir())
+	at := time.Unix(1000, 0)
+	for i, index := range []string{"index before", "index after"} {
+		u := &Uploader{Store: bucket, DataDir: data, Interval: time.Hour}
+		if err := u.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		take(t, u, at.Add(-time.Duration(i)*time.Hour), index, "frontier", "a-1.warc.gz")
+		if err := u.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err := Restore(ctx, bucket, t.TempDir()); err != nil || r.Manifest.Seq != Seq(at.Add(time.Nanosecond)) {
+		t.Errorf("the last checkpoint is %+v %v, want the one taken second, named %s", r.Manifest, err, Seq(at.Add(time.Nanosecond)))
 	}
 }

@@ -62,8 +62,10 @@ type local struct {
 	Files []string  `json:"files"`
 }
 
-// Start reads what earlier runs uploaded, drops checkpoints a kill left half written, and
-// starts uploading. Call Close once the crawl is done.
+// Start reads what earlier runs uploaded, drops checkpoints a kill left half written, learns
+// the last checkpoint in the store (one List: the store must answer) and the last taken here, so
+// that every checkpoint it takes is named after them whatever the clock, and starts uploading.
+// Call Close once the crawl is done.
 func (u *Uploader) Start(ctx context.Context) error {
 	if u.Interval <= 0 {
 		u.Interval = DefaultInterval
@@ -72,19 +74,30 @@ func (u *Uploader) Start(ctx context.Context) error {
 		u.Log = slog.New(slog.DiscardHandler)
 	}
 	dir := layout.Checkpoints(u.DataDir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := durable.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("sealed side: %w", err)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("sealed side: %w", err)
 	}
+	last, err := LastCheckpoint(ctx, u.Store)
+	if err != nil {
+		return fmt.Errorf("sealed side: the last checkpoint in %s: %w", u.Store, err)
+	}
 	for _, e := range ents {
-		if e.IsDir() && strings.HasSuffix(e.Name(), tmpSuffix) {
-			if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+		switch name := e.Name(); {
+		case e.IsDir() && strings.HasSuffix(name, tmpSuffix):
+			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 				return fmt.Errorf("sealed side: %w", err)
 			}
+		case e.IsDir() && validSeq(name) && name > last:
+			last = name
 		}
+	}
+	if last != "" {
+		n, _ := strconv.ParseInt(last, 10, 64) // validSeq: 20 digits of a time
+		u.last = time.Unix(0, n)
 	}
 	if u.uploaded, err = readUploaded(filepath.Join(dir, uploadedFile)); err != nil {
 		return err
@@ -134,15 +147,16 @@ func readUploaded(path string) (map[string]Object, error) {
 // DATA/checkpoints when Take returns, and the uploader puts it in the store.
 func (u *Uploader) Take(at time.Time, snap func(index, frontier io.Writer) ([]string, error)) error {
 	u.mu.Lock()
-	if !at.After(u.last) { // a clock that stands still still names each checkpoint after the one before
+	if !at.After(u.last) { // a clock that stands still, or behind the store's, still names each checkpoint after the one before
 		at = u.last.Add(time.Nanosecond)
 	}
 	u.last = at
 	u.mu.Unlock()
 	seq := Seq(at)
-	final := filepath.Join(layout.Checkpoints(u.DataDir), seq)
+	root := layout.Checkpoints(u.DataDir)
+	final := filepath.Join(root, seq)
 	tmp := final + tmpSuffix
-	if err := os.MkdirAll(tmp, 0o700); err != nil {
+	if err := durable.MkdirAll(tmp, 0o700); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	err := func() error {
@@ -174,6 +188,15 @@ func (u *Uploader) Take(at time.Time, snap func(index, frontier io.Writer) ([]st
 	}()
 	if err != nil {
 		os.RemoveAll(tmp)
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	// Only the newest checkpoint is uploaded: the older ones not yet uploaded (a store out of
+	// reach) would only fill the disk, a copy of index.db and frontier.db each.
+	seqs, err := localSeqs(root)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := u.forget(root, slices.DeleteFunc(seqs, func(s string) bool { return s >= seq })); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	select {
@@ -298,20 +321,13 @@ func (u *Uploader) putObject(ctx context.Context, path string, o Object) error {
 // removes it and every older one from DATA/checkpoints.
 func (u *Uploader) putCheckpoint(ctx context.Context) error {
 	root := layout.Checkpoints(u.DataDir)
-	ents, err := os.ReadDir(root)
+	seqs, err := localSeqs(root)
 	if err != nil {
 		return err
-	}
-	var seqs []string
-	for _, e := range ents {
-		if e.IsDir() && validSeq(e.Name()) {
-			seqs = append(seqs, e.Name())
-		}
 	}
 	if len(seqs) == 0 {
 		return nil
 	}
-	slices.Sort(seqs)
 	seq := seqs[len(seqs)-1]
 	dir := filepath.Join(root, seq)
 	b, err := os.ReadFile(filepath.Join(dir, localManifest))
@@ -381,7 +397,24 @@ func (u *Uploader) Committed() time.Time {
 	return u.commit
 }
 
-// forget removes the checkpoints seqs from DATA/checkpoints, once they are in the store.
+// localSeqs are the checkpoints taken in root (DATA/checkpoints) and not yet uploaded, in order.
+func localSeqs(root string) ([]string, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, err
+	}
+	var seqs []string
+	for _, e := range ents {
+		if e.IsDir() && validSeq(e.Name()) {
+			seqs = append(seqs, e.Name())
+		}
+	}
+	slices.Sort(seqs)
+	return seqs, nil
+}
+
+// forget removes the checkpoints seqs from DATA/checkpoints, once they are in the store or a
+// later one is taken.
 func (u *Uploader) forget(root string, seqs []string) error {
 	for _, s := range seqs {
 		if err := os.RemoveAll(filepath.Join(root, s)); err != nil {
