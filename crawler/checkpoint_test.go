@@ -170,7 +170,9 @@ func TestHandOffKeptUntilCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, sealed := t.TempDir(), objectstore.NewDir(t.TempDir())
-	crawl := func(interval time.Duration) {
+	// linger: how long the crawl goes on reading hand-offs after the last one; the second crawl
+	// deletes the batch once a checkpoint is uploaded, however long that takes under load.
+	crawl := func(interval, linger time.Duration) {
 		t.Helper()
 		st, err := store.Open(data, store.Options{Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
@@ -178,7 +180,7 @@ func TestHandOffKeptUntilCheckpoint(t *testing.T) {
 		}
 		defer st.Close()
 		_, log, err := crawlInto(ctx, t, Config{DataDir: data, Seeds: seedURLs(t, o.URL+"/"), Partition: Partition{K: 1, N: 2},
-			HandOff: &HandOff{Store: shared, Node: "node-1", Interval: 10 * time.Millisecond, Linger: 300 * time.Millisecond},
+			HandOff: &HandOff{Store: shared, Node: "node-1", Interval: 10 * time.Millisecond, Linger: linger},
 			Offsite: &offsite.Uploader{Store: sealed, DataDir: data, Interval: interval}}, StoreArchive(st))
 		if err != nil {
 			t.Fatalf("%v\n%s", err, log)
@@ -188,11 +190,11 @@ func TestHandOffKeptUntilCheckpoint(t *testing.T) {
 		_, err := shared.Stat(ctx, batch)
 		return err == nil
 	}
-	crawl(time.Hour)
+	crawl(time.Hour, 300*time.Millisecond) // its one checkpoint, its last, is taken once it no longer reads
 	if !left() {
 		t.Error("the batch was deleted before a checkpoint holding its consumption was in the sealed store")
 	}
-	crawl(10 * time.Millisecond)
+	crawl(10*time.Millisecond, 5*time.Second)
 	if left() {
 		t.Error("the batch is still in the shared store after checkpoints holding its consumption")
 	}

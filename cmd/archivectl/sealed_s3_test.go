@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -107,11 +109,30 @@ func TestCrawlRestoredFromSealedBucket(t *testing.T) {
 		}
 	}
 	wait("the crawl never reached the gate", func() bool { return served.Load() > n/2 })
-	// A checkpoint taken once the pages answered before the gate are sealed (a moment after).
-	since := offsite.Seq(time.Now().Add(200 * time.Millisecond))
-	wait("no checkpoint in the bucket", func() bool {
+	// The n/2 requests let through the gate are answered; then a checkpoint whose sealed files
+	// hold every page among them (a sitemap.xml answered 404 is not sealed) is in the bucket.
+	answered := func() (requests int, pages []string) {
+		for _, s := range []*crawlertest.Server{free, held} {
+			for _, h := range s.Log() {
+				if h.Path == "/robots.txt" || h.Abandoned {
+					continue
+				}
+				requests++
+				if h.Path == "/" || strings.HasPrefix(h.Path, "/p/") {
+					pages = append(pages, s.URL+h.Path)
+				}
+			}
+		}
+		return requests, pages
+	}
+	wait("the requests let through the gate were never answered", func() bool {
+		requests, _ := answered()
+		return requests == n/2
+	})
+	_, pages := answered()
+	wait("no checkpoint in the bucket holds every page answered", func() bool {
 		m := manifests()
-		return len(m) > 0 && path.Base(m[len(m)-1]) > since
+		return len(m) > 0 && checkpointHolds(t, ctx, writer, m[len(m)-1], pages)
 	})
 	cmd.Process.Kill()
 	cmd.Wait()
@@ -202,4 +223,45 @@ func TestCrawlRestoredFromSealedBucket(t *testing.T) {
 			t.Errorf("the body of embargoed page %d is under public/", i)
 		}
 	}
+}
+
+// checkpointHolds reports whether the sealed files named by the checkpoint manifest key (in the
+// bucket "sealed", under node-1/) hold a record of each of urls.
+func checkpointHolds(t *testing.T, ctx context.Context, c *s3.Client, key string, urls []string) bool {
+	t.Helper()
+	get := func(key string) []byte {
+		out, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("sealed"), Key: aws.String(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Body.Close()
+		b, err := io.ReadAll(out.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var m offsite.Manifest
+	if err := json.Unmarshal(get(key), &m); err != nil {
+		t.Fatal(err)
+	}
+	var records bytes.Buffer
+	for _, o := range m.Sealed {
+		z, err := gzip.NewReader(bytes.NewReader(get("node-1/" + o.Name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(&records, z); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, u := range urls {
+		if !bytes.Contains(records.Bytes(), []byte("WARC-Target-URI: "+u+"\r\n")) {
+			if os.Getenv("DEBUG_SEALED") != "" {
+				t.Logf("%s missing from %d bytes: %q", u, records.Len(), records.Bytes()[:min(records.Len(), 600)])
+			}
+			return false
+		}
+	}
+	return true
 }
