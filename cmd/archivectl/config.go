@@ -32,7 +32,7 @@ type Config struct {
 // SealedStoreConfig holds the access to the sealed: store and how often it is checkpointed.
 type SealedStoreConfig struct {
 	Profile    string        `yaml:"profile"`    // the AWS profile whose credentials reach it; "" the AWS environment's
-	Endpoint   string        `yaml:"endpoint"`   // its S3 endpoint; "" the profile's or the environment's
+	Endpoint   string        `yaml:"endpoint"`   // its S3 endpoint; "" the profile's (with a profile) or the environment's
 	Checkpoint time.Duration `yaml:"checkpoint"` // index.db and frontier.db are checkpointed this often, and at the end of a crawl
 }
 

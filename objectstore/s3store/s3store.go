@@ -4,7 +4,8 @@
 // Credentials, region and endpoint come only from the standard AWS environment variables and
 // files, resolved by the SDK as every AWS tool resolves them: AWS_ACCESS_KEY_ID and
 // AWS_SECRET_ACCESS_KEY (or AWS_PROFILE and the shared credentials and config files, SSO, web
-// identity, an instance role), AWS_REGION, AWS_ENDPOINT_URL or AWS_ENDPOINT_URL_S3. With an
+// identity, an instance role), AWS_REGION, AWS_ENDPOINT_URL or AWS_ENDPOINT_URL_S3; with
+// Options.Profile, the profile's endpoint and region instead of the environment's. With an
 // endpoint set, requests use path-style addressing (most S3-compatible servers need it) and
 // the region defaults to us-east-1. Nothing here logs or prints a credential.
 //
@@ -59,12 +60,13 @@ type Store struct {
 type Options struct {
 	MaxAttempts int           // attempts per request, retries included (default 3)
 	DialTimeout time.Duration // default 5s
-	// Profile names the profile of the shared AWS files whose credentials (and region) are used
-	// instead of the environment's: a store with credentials of its own beside another (the
-	// sealed side beside the public one). "" uses the environment's as every AWS tool does.
+	// Profile names the profile of the shared AWS files whose credentials, endpoint (endpoint_url,
+	// none: AWS's) and region (when it has one) are used instead of the environment's: a store
+	// with credentials of its own beside another (the sealed side beside the public one). ""
+	// uses the environment's as every AWS tool does.
 	Profile string
-	// Endpoint is the S3 endpoint URL, over the environment's (AWS_ENDPOINT_URL) and the
-	// profile's; "" keeps theirs.
+	// Endpoint is the S3 endpoint URL, over the profile's or else the environment's
+	// (AWS_ENDPOINT_URL); "" keeps theirs.
 	Endpoint string
 }
 
@@ -101,6 +103,19 @@ func Open(ctx context.Context, loc objectstore.Location, opt Options) (*Store, e
 		s.prefix = loc.Prefix + "/"
 	}
 	s.c = s3.NewFromConfig(cfg, func(o *s3.Options) {
+		if opt.Profile != "" {
+			// In the SDK the environment's endpoint and region override the profile's: a store
+			// with a profile of its own (the sealed side, beside a public one set up by the
+			// environment) takes its endpoint from the profile alone, and its region when it has one.
+			sc := sharedConfig(cfg)
+			o.BaseEndpoint = nil
+			if sc.BaseEndpoint != "" {
+				o.BaseEndpoint = aws.String(sc.BaseEndpoint)
+			}
+			if sc.Region != "" {
+				o.Region = sc.Region
+			}
+		}
 		if opt.Endpoint != "" {
 			o.BaseEndpoint = aws.String(opt.Endpoint)
 		}
@@ -119,6 +134,16 @@ func Open(ctx context.Context, loc objectstore.Location, opt Options) (*Store, e
 }
 
 // String is s3://BUCKET/PREFIX.
+// sharedConfig is the profile of the shared AWS files that cfg was loaded with.
+func sharedConfig(cfg aws.Config) config.SharedConfig {
+	for _, src := range cfg.ConfigSources {
+		if sc, ok := src.(config.SharedConfig); ok {
+			return sc
+		}
+	}
+	return config.SharedConfig{}
+}
+
 func (s *Store) String() string { return "s3://" + s.bucket + "/" + strings.TrimSuffix(s.prefix, "/") }
 
 // Check lists one key of the store (a read-only identity may list): a missing bucket, refused

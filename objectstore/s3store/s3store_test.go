@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +134,30 @@ func TestOpenNeedsARegionWithoutEndpoint(t *testing.T) {
 	_, err := s3store.Open(t.Context(), l, s3store.Options{})
 	if err == nil || !strings.Contains(err.Error(), "set AWS_REGION") {
 		t.Fatalf("Open without a region: %v", err)
+	}
+}
+
+// TestProfileEndpointOverEnvironment: a store given a profile takes the profile's endpoint, not
+// the environment's AWS_ENDPOINT_URL (set for another store, the public one).
+func TestProfileEndpointOverEnvironment(t *testing.T) {
+	env, profile := deadEndpoint(t), deadEndpoint(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config")
+	os.WriteFile(conf, []byte("[profile sealed]\nendpoint_url = "+profile+"\nregion = eu-west-3\n"), 0o600)
+	creds := filepath.Join(dir, "credentials")
+	os.WriteFile(creds, []byte("[sealed]\naws_access_key_id = a\naws_secret_access_key = b\n"), 0o600)
+	t.Setenv("AWS_ENDPOINT_URL", env)
+	t.Setenv("AWS_ENDPOINT_URL_S3", "")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_CONFIG_FILE", conf)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", creds)
+	l, _ := objectstore.ParseLocation("s3://sealed/node")
+	s, err := s3store.Open(t.Context(), l, s3store.Options{Profile: "sealed", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(t.Context()); err == nil || !strings.Contains(err.Error(), profile) {
+		t.Errorf("Check: %v, want the profile's endpoint %s named (the environment's is %s)", err, profile, env)
 	}
 }
 
