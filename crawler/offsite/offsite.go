@@ -20,7 +20,7 @@
 // # Locally
 //
 //	DATA/checkpoints/<SEQ>/    a checkpoint taken and not yet uploaded: index.db, frontier.db, files
-//	                           (the newest alone: taking one removes the older ones left)
+//	                           (the newest, and the one being put: taking one removes the others)
 //	DATA/checkpoints/restoring a restore under way (Restore): crawl --restore alone may use the directory
 //	DATA/checkpoints/uploaded  the sealed files uploaded, one "NAME SIZE SHA256" a line, fsynced
 //

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -308,5 +310,54 @@ func TestCheckpointAfterStoreLast(t *testing.T) {
 	}
 	if r, err := Restore(ctx, bucket, t.TempDir()); err != nil || r.Manifest.Seq != Seq(at.Add(time.Nanosecond)) {
 		t.Errorf("the last checkpoint is %+v %v, want the one taken second, named %s", r.Manifest, err, Seq(at.Add(time.Nanosecond)))
+	}
+}
+
+// blocking is a store whose first put of a checkpoint's file waits until release is closed,
+// telling entered when it starts: an upload slower than the checkpoints.
+type blocking struct {
+	objectstore.Store
+	once             *sync.Once
+	entered, release chan struct{}
+}
+
+func (b blocking) Put(ctx context.Context, name string, r io.ReadSeeker, size int64, sha256 string) error {
+	if strings.HasPrefix(name, CheckpointPrefix) {
+		b.once.Do(func() {
+			close(b.entered)
+			<-b.release
+		})
+	}
+	return b.Store.Put(ctx, name, r, size, sha256)
+}
+
+// TestCheckpointsDuringSlowUpload: checkpoints taken while one is being put leave it alone (an
+// upload slower than the interval would else never end) and keep the newest besides; the
+// upload then ends, and the next one puts the newest.
+func TestCheckpointsDuringSlowUpload(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	data, bucket := node(t), objectstore.NewDir(t.TempDir())
+	b := blocking{Store: bucket, once: &sync.Once{}, entered: make(chan struct{}), release: make(chan struct{})}
+	u := &Uploader{Store: b, DataDir: data, Interval: time.Hour}
+	if err := u.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Unix(100, 0)
+	take(t, u, at, "index 0", "frontier 0", "a-1.warc.gz")
+	<-b.entered
+	for i := 1; i <= 2; i++ {
+		take(t, u, at.Add(time.Duration(i)*time.Minute), fmt.Sprint("index ", i), fmt.Sprint("frontier ", i), "a-1.warc.gz")
+	}
+	seqs, err := localSeqs(layout.Checkpoints(data))
+	if want := []string{Seq(at), Seq(at.Add(2 * time.Minute))}; err != nil || !slices.Equal(seqs, want) {
+		t.Errorf("DATA/checkpoints holds %v %v, want %v: the one being put and the newest", seqs, err, want)
+	}
+	close(b.release)
+	if err := u.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := Restore(ctx, bucket, t.TempDir()); err != nil || r.Manifest.Seq != Seq(at.Add(2*time.Minute)) {
+		t.Errorf("the last checkpoint: %+v %v, want %s", r.Manifest, err, Seq(at.Add(2*time.Minute)))
 	}
 }

@@ -54,6 +54,7 @@ type Uploader struct {
 	last     time.Time // the last checkpoint's time
 	prev     *Manifest // the last checkpoint this uploader put in the store
 	commit   time.Time // the time of the last checkpoint whose state is in the store
+	putting  string    // the SEQ of the checkpoint being put, kept by Take
 }
 
 // local is what a checkpoint's directory records besides its two snapshots.
@@ -191,12 +192,16 @@ func (u *Uploader) Take(at time.Time, snap func(index, frontier io.Writer) ([]st
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	// Only the newest checkpoint is uploaded: the older ones not yet uploaded (a store out of
-	// reach) would only fill the disk, a copy of index.db and frontier.db each.
+	// reach) would only fill the disk, a copy of index.db and frontier.db each. The one being put
+	// is kept (removed under it, no upload slower than the interval would ever end).
 	seqs, err := localSeqs(root)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if err := u.forget(root, slices.DeleteFunc(seqs, func(s string) bool { return s >= seq })); err != nil {
+	u.mu.Lock()
+	putting := u.putting
+	u.mu.Unlock()
+	if err := u.forget(root, slices.DeleteFunc(seqs, func(s string) bool { return s >= seq || s == putting })); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	select {
@@ -329,6 +334,14 @@ func (u *Uploader) putCheckpoint(ctx context.Context) error {
 		return nil
 	}
 	seq := seqs[len(seqs)-1]
+	u.mu.Lock()
+	u.putting = seq
+	u.mu.Unlock()
+	defer func() {
+		u.mu.Lock()
+		u.putting = ""
+		u.mu.Unlock()
+	}()
 	dir := filepath.Join(root, seq)
 	b, err := os.ReadFile(filepath.Join(dir, localManifest))
 	if err != nil {
