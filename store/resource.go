@@ -62,7 +62,10 @@ func (s *Store) buildResource(c Capture, t time.Time) (*sealing, error) {
 	p.e = Entry{ // no HTTP status; the media type as the record states it, as warcio's indexer gives them
 		ID: id, URL: c.URL, SURT: key, Time: t, Mime: c.Resource,
 		PayloadDigest: d, Period: c.Period, FirstSeen: t, Usage: c.Usage, UsageHeader: c.UsageHeader,
-		UsageRobots: c.UsageRobots, State: Sealed, EmbargoSource: c.EmbargoSource,
+		UsageRobots: c.UsageRobots, State: Sealed,
+		// Always withheld: a resource shows its page and what the page's browser was given, so no
+		// tombstone names it; it is released at its release time, the page's if that is later.
+		EmbargoSource: SourceRequisite,
 	}
 	return p, nil
 }

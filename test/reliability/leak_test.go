@@ -901,8 +901,11 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 	if len(g.all) != len(expect) {
 		t.Errorf("seed %d: %d captures, the model expects %d", seed, len(g.all), len(expect))
 	}
-	// A page's rendered DOM holds the page's body (its marker, the URLs it names): it is public
-	// exactly when the page is, withheld for it while the page is under embargo.
+	// A page's rendered DOM holds the page's body (its marker, the URLs it names) and shows what
+	// its browser was given (docs/rules.md#d27): dated at the render's end, it takes the longest
+	// period of the page and of those captures, counted from then, and is never public before the
+	// page; withheld always (no tombstone). The browser surely loads the page's own embeds (the
+	// lower bound); a stylesheet's embeds (fonts) only when used (the upper bound).
 	for id, e := range snapshots {
 		ps := g.byURL[strings.TrimPrefix(e.URL, "urn:dom:")]
 		if len(ps) != 1 {
@@ -910,10 +913,26 @@ func requisiteTrial(t *testing.T, seed uint64, chromium string) int {
 			continue
 		}
 		p := ps[0]
-		c := &capture{url: e.URL, time: p.time, marker: p.marker, firstSeen: p.time, id: id, releaseAt: p.time}
-		if p.releaseAt.After(p.time) {
-			c.releaseAt, c.withheld, c.embedder = p.releaseAt, true, p
+		lo, hi := p.period, p.period
+		for _, r := range g.all {
+			switch {
+			case embedderOf[r.url] == p.url:
+				lo, hi = max(lo, r.period), max(hi, r.period)
+			case embedderOf[embedderOf[r.url]] == p.url:
+				hi = max(hi, r.period)
+			}
 		}
+		bound := func(d embargo.Period) time.Time {
+			if at := e.Time.Add(d.Duration()); at.After(p.releaseAt) {
+				return at
+			}
+			return p.releaseAt
+		}
+		if e.ReleaseAt.Before(bound(lo)) || e.ReleaseAt.After(bound(hi)) || !e.Withheld() || e.Time.Before(p.time) {
+			t.Errorf("seed %d: %s taken %s, release %s (withheld %v); want taken after its page (%s), withheld, released between %s and %s",
+				seed, e.URL, e.Time, e.ReleaseAt, e.Withheld(), p.time, bound(lo), bound(hi))
+		}
+		c := &capture{url: e.URL, time: e.Time, marker: p.marker, firstSeen: e.Time, id: id, releaseAt: e.ReleaseAt, withheld: true, embedder: p}
 		g.all = append(g.all, c)
 		g.byURL[c.url] = append(g.byURL[c.url], c)
 	}
