@@ -115,12 +115,11 @@ func (d *Dir) same(name, p string, size int64, sum string) error {
 		return fmt.Errorf("put %s: %w", name, err)
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, got, err := Sum(f)
 	if err != nil {
 		return fmt.Errorf("put %s: %w", name, err)
 	}
-	if n != size || hex.EncodeToString(h.Sum(nil)) != sum {
+	if n != size || got != sum {
 		return fmt.Errorf("put %s: %w", name, ErrExists)
 	}
 	return nil

@@ -3,6 +3,7 @@ package objectstore_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/archivectl/archivectl/objectstore"
@@ -43,5 +44,13 @@ func TestDirRefusesBadNames(t *testing.T) {
 		if _, err := d.Stat(t.Context(), name); err == nil || os.IsNotExist(err) {
 			t.Errorf("Stat(%q) = %v, want a bad-name error", name, err)
 		}
+	}
+}
+
+func TestSum(t *testing.T) {
+	t.Parallel()
+	n, sum, err := objectstore.Sum(strings.NewReader("abc"))
+	if err != nil || n != 3 || sum != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Errorf("Sum(abc) = %d, %s, %v", n, sum, err)
 	}
 }

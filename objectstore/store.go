@@ -12,6 +12,8 @@ package objectstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -129,4 +131,11 @@ func validName(name string) error {
 		return fmt.Errorf("%q is not an object name", name)
 	}
 	return nil
+}
+
+// Sum is the size and the hex SHA-256 of what r holds: the checksum Put takes and a store checks.
+func Sum(r io.Reader) (int64, string, error) {
+	h := sha256.New()
+	n, err := io.Copy(h, r)
+	return n, hex.EncodeToString(h.Sum(nil)), err
 }

@@ -203,7 +203,5 @@ func hashFile(path string) (int64, string, error) {
 		return 0, "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	return n, hex.EncodeToString(h.Sum(nil)), err
+	return objectstore.Sum(f)
 }

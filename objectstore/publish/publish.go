@@ -287,11 +287,8 @@ func hashOf(r io.ReadSeeker) (string, error) {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return "", err
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	_, sum, err := objectstore.Sum(r)
+	return sum, err
 }
 
 // dataID returns the data directory's publishing id, making one the first time.

@@ -2,10 +2,7 @@ package publish
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/archivectl/archivectl/objectstore"
@@ -58,11 +55,11 @@ func objectSum(ctx context.Context, s objectstore.Store, name string) (string, e
 		return "", err
 	}
 	defer r.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, r); err != nil {
+	_, sum, err := objectstore.Sum(r)
+	if err != nil {
 		return "", fmt.Errorf("%s: read %s: %w", s, name, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
